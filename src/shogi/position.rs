@@ -1,0 +1,583 @@
+//! [`Position`]: a shogi position with SFEN and USI move notation, legal moves and play.
+
+use std::fmt;
+
+use haitaka::{Board, Color, Move, Piece, Square};
+
+/// Pieces that can be held in hand, in SFEN's hand order (R B G S N L P).
+pub const HAND_PIECES: [Piece; 7] = [
+    Piece::Rook,
+    Piece::Bishop,
+    Piece::Gold,
+    Piece::Silver,
+    Piece::Knight,
+    Piece::Lance,
+    Piece::Pawn,
+];
+
+/// What went wrong when building a position or playing a move.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PositionError {
+    /// The SFEN text did not describe a valid position.
+    #[error("invalid SFEN {sfen:?}: {reason}")]
+    InvalidSfen {
+        /// The text found.
+        sfen: String,
+        /// Why it was rejected.
+        reason: String,
+    },
+    /// The text is not a USI move (`7g7f`, `8h2b+`, `G*5b`).
+    #[error("invalid USI move {text:?}: expected a move like 7g7f, 8h2b+ or G*5b")]
+    MoveSyntax {
+        /// The text found.
+        text: String,
+    },
+    /// The move is well-formed but not legal in the position.
+    #[error("illegal move {mv} in position {sfen}")]
+    IllegalMove {
+        /// The move, in USI notation.
+        mv: String,
+        /// The position, in SFEN.
+        sfen: String,
+    },
+}
+
+/// A shogi position: board, hands, side to move and move number.
+///
+/// Wraps `haitaka::Board`; the wrapper adds the pawn-drop-mate check to move
+/// legality (and the hand check on drops) and the conversions the rest of kifulearn needs. Cloning is cheap
+/// (a few hundred bytes, no heap).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    board: Board,
+}
+
+impl Default for Position {
+    fn default() -> Self {
+        Self::startpos()
+    }
+}
+
+impl Position {
+    /// The standard start position (`lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1`).
+    pub fn startpos() -> Self {
+        Self {
+            board: Board::startpos(),
+        }
+    }
+
+    /// Parses an SFEN string (`board side hands move-number`; the move number may be omitted).
+    ///
+    /// Both kings must be present and the side not to move must not be in check.
+    pub fn from_sfen(sfen: &str) -> Result<Self, PositionError> {
+        let trimmed = sfen.trim();
+        let fields: Vec<&str> = trimmed.split_whitespace().collect();
+        let text = match fields.len() {
+            3 => format!("{trimmed} 1"),
+            4 => trimmed.to_string(),
+            n => {
+                return Err(PositionError::InvalidSfen {
+                    sfen: sfen.to_string(),
+                    reason: format!(
+                        "expected 4 fields (board, side, hands, move number), found {n}"
+                    ),
+                })
+            }
+        };
+        // haitaka rejects a move number of 0, which some tools write.
+        let text = match text.rsplit_once(' ') {
+            Some((head, "0")) => format!("{head} 1"),
+            _ => text,
+        };
+        // haitaka's parser indexes its tables with counts from the text; guard the
+        // shapes it does not check itself so that no input can make it panic.
+        sanity_check_sfen(&text).map_err(|reason| PositionError::InvalidSfen {
+            sfen: sfen.to_string(),
+            reason,
+        })?;
+        let board = Board::from_sfen(&text).map_err(|e| PositionError::InvalidSfen {
+            sfen: sfen.to_string(),
+            reason: format!("{e:?}"),
+        })?;
+        if !board.has(Color::Black, Piece::King) || !board.has(Color::White, Piece::King) {
+            return Err(PositionError::InvalidSfen {
+                sfen: sfen.to_string(),
+                reason: "both kings must be on the board".into(),
+            });
+        }
+        Ok(Self { board })
+    }
+
+    /// The position as SFEN, with the move number.
+    pub fn to_sfen(&self) -> String {
+        self.board.to_string()
+    }
+
+    /// The underlying `haitaka` board (for bitboard access on hot paths).
+    #[inline(always)]
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The side to move.
+    #[inline(always)]
+    pub fn side_to_move(&self) -> Color {
+        self.board.side_to_move()
+    }
+
+    /// The move number of the SFEN (1 for the start position).
+    pub fn move_number(&self) -> u16 {
+        self.board.move_number()
+    }
+
+    /// The piece and its owner on `square`, if any.
+    #[inline(always)]
+    pub fn piece_on(&self, square: Square) -> Option<(Color, Piece)> {
+        let piece = self.board.piece_on(square)?;
+        let color = self.board.color_on(square)?;
+        Some((color, piece))
+    }
+
+    /// How many `piece` (unpromoted kind) `color` holds in hand.
+    #[inline(always)]
+    pub fn hand_count(&self, color: Color, piece: Piece) -> u8 {
+        self.board.num_in_hand(color, piece)
+    }
+
+    /// Is the side to move in check?
+    #[inline(always)]
+    pub fn in_check(&self) -> bool {
+        !self.board.checkers().is_empty()
+    }
+
+    /// The opponent pieces giving check to the side to move.
+    pub fn checkers(&self) -> haitaka::BitBoard {
+        self.board.checkers()
+    }
+
+    /// The square of `color`'s king.
+    #[inline(always)]
+    pub fn king(&self, color: Color) -> Square {
+        self.board.king(color)
+    }
+
+    /// Zobrist hash of board, hands and side to move (not the move number).
+    #[inline(always)]
+    pub fn hash(&self) -> u64 {
+        self.board.hash()
+    }
+
+    /// Same board, hands and side to move (the move number is ignored): the test for repetition.
+    pub fn same_position(&self, other: &Position) -> bool {
+        self.board.same_position(&other.board)
+    }
+
+    /// Is `mv` legal here, including the hand, double pawns and pawn-drop mate?
+    pub fn is_legal(&self, mv: Move) -> bool {
+        // haitaka's `is_legal_drop` does not look at the hand, so check it first.
+        if let Move::Drop { piece, .. } = mv {
+            if piece == Piece::King || self.board.num_in_hand(self.side_to_move(), piece) == 0 {
+                return false;
+            }
+        }
+        if !self.board.is_legal(mv) {
+            return false;
+        }
+        !self.is_pawn_drop_mate(mv)
+    }
+
+    /// A pawn drop that checkmates is illegal (打ち歩詰め). `haitaka`'s move
+    /// generator knows this, but its `is_legal` does not, so we check it here.
+    fn is_pawn_drop_mate(&self, mv: Move) -> bool {
+        let Move::Drop {
+            piece: Piece::Pawn,
+            to,
+        } = mv
+        else {
+            return false;
+        };
+        let us = self.side_to_move();
+        let Some(front) = to.try_offset(0, if us == Color::Black { -1 } else { 1 }) else {
+            return false;
+        };
+        if self.board.colored_pieces(!us, Piece::King).has(front) {
+            let mut next = self.board.clone();
+            next.play_unchecked(mv);
+            return !next.generate_moves(|_| true);
+        }
+        false
+    }
+
+    /// Plays `mv` if it is legal; otherwise leaves the position unchanged and says why.
+    pub fn play(&mut self, mv: Move) -> Result<(), PositionError> {
+        if !self.is_legal(mv) {
+            return Err(PositionError::IllegalMove {
+                mv: mv.to_string(),
+                sfen: self.to_sfen(),
+            });
+        }
+        self.board.play_unchecked(mv);
+        Ok(())
+    }
+
+    /// Plays a move known to be legal (one from [`Position::for_each_legal_move`]).
+    #[inline(always)]
+    pub fn play_unchecked(&mut self, mv: Move) {
+        self.board.play_unchecked(mv);
+    }
+
+    /// Parses a USI move and checks that it is legal here.
+    pub fn parse_move(&self, text: &str) -> Result<Move, PositionError> {
+        let mv = parse_usi_move(text)?;
+        if self.is_legal(mv) {
+            Ok(mv)
+        } else {
+            Err(PositionError::IllegalMove {
+                mv: text.to_string(),
+                sfen: self.to_sfen(),
+            })
+        }
+    }
+
+    /// Parses a USI move, checks it and plays it.
+    pub fn play_usi(&mut self, text: &str) -> Result<Move, PositionError> {
+        let mv = self.parse_move(text)?;
+        self.board.play_unchecked(mv);
+        Ok(mv)
+    }
+
+    /// Calls `f` with every legal move (board moves and drops), without allocating.
+    #[inline]
+    pub fn for_each_legal_move(&self, mut f: impl FnMut(Move)) {
+        self.board.generate_moves(|moves| {
+            for mv in moves {
+                f(mv);
+            }
+            false
+        });
+    }
+
+    /// Appends every legal move to `out` (cleared first): reuse one buffer on hot paths.
+    pub fn legal_moves_into(&self, out: &mut Vec<Move>) {
+        out.clear();
+        self.for_each_legal_move(|mv| out.push(mv));
+    }
+
+    /// Every legal move, in `haitaka`'s generation order.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        let mut out = Vec::with_capacity(128);
+        self.legal_moves_into(&mut out);
+        out
+    }
+
+    /// Number of legal moves, counted in bulk.
+    #[inline]
+    pub fn count_legal_moves(&self) -> usize {
+        let mut n = 0;
+        self.board.generate_moves(|moves| {
+            n += moves.into_iter().len();
+            false
+        });
+        n
+    }
+
+    /// Does the side to move have any legal move? (No legal move loses in shogi.)
+    pub fn has_legal_move(&self) -> bool {
+        self.board.generate_moves(|_| true)
+    }
+
+    /// Is the side to move checkmated?
+    pub fn is_checkmate(&self) -> bool {
+        self.in_check() && !self.has_legal_move()
+    }
+
+    /// The piece `mv` would capture, if any.
+    #[inline(always)]
+    pub fn captured_by(&self, mv: Move) -> Option<Piece> {
+        match mv {
+            Move::BoardMove { to, .. } => self.board.piece_on(to),
+            Move::Drop { .. } => None,
+        }
+    }
+
+    /// The piece that makes `mv` (before promotion); `None` if the origin is empty.
+    #[inline(always)]
+    pub fn moving_piece(&self, mv: Move) -> Option<Piece> {
+        match mv {
+            Move::BoardMove { from, .. } => self.board.piece_on(from),
+            Move::Drop { piece, .. } => Some(piece),
+        }
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.board)
+    }
+}
+
+/// Parses USI move text (`7g7f`, `8h2b+`, `G*5b`) without looking at a position.
+pub fn parse_usi_move(text: &str) -> Result<Move, PositionError> {
+    let bad = || PositionError::MoveSyntax {
+        text: text.to_string(),
+    };
+    let b = text.as_bytes();
+    let square = |f: u8, r: u8| -> Option<Square> {
+        if (b'1'..=b'9').contains(&f) && (b'a'..=b'i').contains(&r) {
+            Some(Square::index((f - b'1') as usize * 9 + (r - b'a') as usize))
+        } else {
+            None
+        }
+    };
+    match b {
+        [p, b'*', f, r] => {
+            let piece = match p {
+                b'P' => Piece::Pawn,
+                b'L' => Piece::Lance,
+                b'N' => Piece::Knight,
+                b'S' => Piece::Silver,
+                b'G' => Piece::Gold,
+                b'B' => Piece::Bishop,
+                b'R' => Piece::Rook,
+                _ => return Err(bad()),
+            };
+            Ok(Move::Drop {
+                piece,
+                to: square(*f, *r).ok_or_else(bad)?,
+            })
+        }
+        [f1, r1, f2, r2, rest @ ..] => {
+            let promotion = match rest {
+                [] => false,
+                [b'+'] => true,
+                _ => return Err(bad()),
+            };
+            let from = square(*f1, *r1).ok_or_else(bad)?;
+            let to = square(*f2, *r2).ok_or_else(bad)?;
+            if from == to {
+                return Err(bad());
+            }
+            Ok(Move::BoardMove {
+                from,
+                to,
+                promotion,
+            })
+        }
+        _ => Err(bad()),
+    }
+}
+
+/// Builds an SFEN string from a piece placement (indexed by square index, see
+/// [`crate::shogi::square_index`]), hands (counts in [`HAND_PIECES`] order per colour,
+/// Black first), side to move and move number. Used by readers that describe
+/// boards in their own notation (CSA `P1`–`P9`, KIF diagrams).
+pub fn sfen_from_parts(
+    squares: &[Option<(Color, Piece)>; 81],
+    hands: &[[u8; 7]; 2],
+    side: Color,
+    move_number: u32,
+) -> String {
+    let mut s = String::with_capacity(96);
+    for rank in 0..9 {
+        let mut empty = 0;
+        for file in (0..9).rev() {
+            match squares[file * 9 + rank] {
+                None => empty += 1,
+                Some((color, piece)) => {
+                    if empty > 0 {
+                        s.push_str(&empty.to_string());
+                        empty = 0;
+                    }
+                    s.push_str(&piece.to_str(color));
+                }
+            }
+        }
+        if empty > 0 {
+            s.push_str(&empty.to_string());
+        }
+        if rank < 8 {
+            s.push('/');
+        }
+    }
+    s.push_str(if side == Color::Black { " b " } else { " w " });
+    let mut any = false;
+    for (ci, color) in [Color::Black, Color::White].into_iter().enumerate() {
+        for (i, piece) in HAND_PIECES.into_iter().enumerate() {
+            let n = hands[ci][i];
+            if n == 0 {
+                continue;
+            }
+            any = true;
+            if n > 1 {
+                s.push_str(&n.to_string());
+            }
+            s.push_str(&piece.to_str(color));
+        }
+    }
+    if !any {
+        s.push('-');
+    }
+    s.push_str(&format!(" {}", move_number.max(1)));
+    s
+}
+
+/// Rejects SFEN shapes that `haitaka`'s parser does not check and could panic on:
+/// wrong rank or file counts, absurd hand counts, stray characters.
+fn sanity_check_sfen(text: &str) -> Result<(), String> {
+    let fields: Vec<&str> = text.split(' ').collect();
+    let [board, side, hands, number] = fields[..] else {
+        return Err(
+            "expected board, side, hands and move number separated by single spaces".into(),
+        );
+    };
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != 9 {
+        return Err(format!(
+            "expected 9 ranks separated by '/', found {}",
+            ranks.len()
+        ));
+    }
+    for (i, rank) in ranks.iter().enumerate() {
+        let mut files = 0usize;
+        let mut promoted = false;
+        for c in rank.chars() {
+            match c {
+                '1'..='9' if !promoted => files += c as usize - '0' as usize,
+                '+' if !promoted => promoted = true,
+                'p' | 'l' | 'n' | 's' | 'b' | 'r' | 'P' | 'L' | 'N' | 'S' | 'B' | 'R' => {
+                    files += 1;
+                    promoted = false;
+                }
+                'g' | 'k' | 'G' | 'K' if !promoted => files += 1,
+                _ => return Err(format!("unexpected {c:?} in rank {}", i + 1)),
+            }
+        }
+        if files != 9 || promoted {
+            return Err(format!("rank {} has {files} files, expected 9", i + 1));
+        }
+    }
+    if side != "b" && side != "w" {
+        return Err(format!("side to move {side:?}, expected b or w"));
+    }
+    if hands != "-" {
+        let mut count = String::new();
+        for c in hands.chars() {
+            match c {
+                '0'..='9' => count.push(c),
+                'p' | 'l' | 'n' | 's' | 'g' | 'b' | 'r' | 'P' | 'L' | 'N' | 'S' | 'G' | 'B'
+                | 'R' => {
+                    if !count.is_empty() && count.parse::<u32>().map_or(true, |n| n > 18) {
+                        return Err(format!("hand count {count} is more than 18"));
+                    }
+                    count.clear();
+                }
+                _ => return Err(format!("unexpected {c:?} in hands")),
+            }
+        }
+        if !count.is_empty() {
+            return Err("hand count without a piece".into());
+        }
+    }
+    match number.parse::<u32>() {
+        Ok(n) if n <= u16::MAX as u32 => Ok(()),
+        _ => Err(format!(
+            "move number {number:?} is not a number up to 65535"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sfen_round_trips() {
+        for sfen in [
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+            "l6nl/5+P1gk/2np1S3/p1p4Pp/3P2Sp1/1PPb2P1P/P5GS1/R8/LN4bKL w RGgsn5p 1",
+            "R8/2K1S1SSk/4B4/9/9/9/9/9/1L1L1L3 b RBGSNLP3g3n17p 1",
+        ] {
+            assert_eq!(Position::from_sfen(sfen).unwrap().to_sfen(), sfen);
+        }
+    }
+
+    #[test]
+    fn sfen_errors_say_why() {
+        let err = Position::from_sfen("lnsgkgsnl/9 b - 1").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid SFEN \"lnsgkgsnl/9 b - 1\": expected 9 ranks separated by '/', found 2"
+        );
+        assert!(Position::from_sfen("9/9/9/9/4k4/9/9/9/9 b - 1").is_err());
+        assert!(Position::from_sfen("").is_err());
+        assert!(Position::from_sfen(
+            "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b 99P 1"
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn usi_moves_parse_and_print() {
+        let mut pos = Position::startpos();
+        for mv in ["7g7f", "3c3d", "8h2b+", "3a2b"] {
+            let played = pos.play_usi(mv).unwrap();
+            assert_eq!(played.to_string(), mv);
+        }
+        let drop = pos.parse_move("B*5e").unwrap();
+        assert_eq!(drop.to_string(), "B*5e");
+        assert!(matches!(
+            pos.parse_move("G*5e"),
+            Err(PositionError::IllegalMove { .. })
+        ));
+        assert!(matches!(
+            pos.parse_move("7g7"),
+            Err(PositionError::MoveSyntax { .. })
+        ));
+        assert!(matches!(
+            pos.parse_move("K*5e"),
+            Err(PositionError::MoveSyntax { .. })
+        ));
+    }
+
+    #[test]
+    fn illegal_move_leaves_position_unchanged() {
+        let mut pos = Position::startpos();
+        let before = pos.clone();
+        let err = pos.play_usi("7g7e").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "illegal move 7g7e in position lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+        );
+        assert_eq!(pos, before);
+    }
+
+    #[test]
+    fn pawn_drop_mate_is_illegal_but_pawn_drop_check_is_not() {
+        let pos = Position::from_sfen("7nk/9/7G1/9/9/9/9/9/4K4 b P 1").unwrap();
+        // 1a king with its knight on 2a: 2b covered by gold (2c), 1b pawn protected by gold.
+        let mate = parse_usi_move("P*1b").unwrap();
+        assert!(!pos.legal_moves().contains(&mate));
+        assert!(!pos.is_legal(mate));
+        let mut p2 = pos.clone();
+        assert!(p2.play(mate).is_err());
+        // The same drop without the gold is a plain check: legal.
+        let pos = Position::from_sfen("7nk/9/9/9/9/9/9/9/4K4 b P 1").unwrap();
+        assert!(pos.is_legal(mate));
+    }
+
+    #[test]
+    fn sfen_from_parts_builds_startpos() {
+        let start = Position::startpos();
+        let mut squares = [None; 81];
+        for sq in Square::ALL {
+            squares[sq as usize] = start.piece_on(sq);
+        }
+        let sfen = sfen_from_parts(&squares, &[[0; 7]; 2], Color::Black, 1);
+        assert_eq!(sfen, start.to_sfen());
+        let mut hands = [[0; 7]; 2];
+        hands[1][6] = 3;
+        hands[0][0] = 1;
+        let sfen = sfen_from_parts(&squares, &hands, Color::White, 2);
+        assert!(sfen.ends_with(" w R3p 2"), "{sfen}");
+    }
+}
