@@ -12,6 +12,7 @@
 //! Nothing in `record` knows about features; nothing in `features` knows about files.
 
 pub mod engine;
+pub mod eval;
 pub mod features;
 pub mod label;
 pub mod libsvm;

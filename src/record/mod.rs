@@ -1,1 +1,434 @@
-//! (work in progress)
+//! Game records: one [`Game`] type and readers for CSA, KIF, USI position lines and Kisen.
+//!
+//! Every reader replays each move through [`Position`] and rejects an illegal
+//! one. A bad game becomes one `Err(RecordError)` naming the file, the line
+//! (or byte offset), the text found and what was expected; the other games of
+//! the same file are still read. No input may make a reader panic.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::shogi::{Move, Position};
+
+pub mod csa;
+pub mod kif;
+pub mod kisen;
+pub mod usi;
+
+/// Who won a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// Black (sente, the first player in an even game) won.
+    BlackWin,
+    /// White (gote) won.
+    WhiteWin,
+    /// Draw (repetition, impasse with enough points, ...).
+    Draw,
+    /// The record does not say (interrupted, or it simply stops).
+    Unknown,
+}
+
+impl fmt::Display for GameResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GameResult::BlackWin => "black",
+            GameResult::WhiteWin => "white",
+            GameResult::Draw => "draw",
+            GameResult::Unknown => "unknown",
+        })
+    }
+}
+
+/// How a game ended, as the record says (CSA `%` codes, KIF `まで…` lines, Kisen result codes).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ending {
+    /// Resignation (`%TORYO`, `投了`).
+    Resign,
+    /// Checkmate, declared (`%TSUMI`, `詰み`) or on the board.
+    Checkmate,
+    /// Four-fold repetition (`%SENNICHITE`, `千日手`).
+    Repetition,
+    /// Entering-king declaration of a win (`%KACHI`, `入玉勝ち`).
+    EnteringKingWin,
+    /// Impasse (`%JISHOGI`, `持将棋`).
+    Impasse,
+    /// Interrupted (`%CHUDAN`, `中断`).
+    Interrupted,
+    /// Lost on time (`%TIME_UP`, `切れ負け`).
+    TimeUp,
+    /// An illegal move ended the game (`%ILLEGAL_MOVE`, `反則負け`).
+    IllegalMove,
+    /// `%+ILLEGAL_ACTION` / `%-ILLEGAL_ACTION`: the named side acted illegally and lost.
+    IllegalAction(crate::shogi::Color),
+    /// Maximum number of moves reached (`%MAX_MOVES`).
+    MaxMoves,
+    /// The record simply stops after its last move.
+    Unfinished,
+    /// Any other ending, as written in the record.
+    Other(String),
+}
+
+impl fmt::Display for Ending {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Ending::Resign => f.write_str("resign"),
+            Ending::Checkmate => f.write_str("checkmate"),
+            Ending::Repetition => f.write_str("repetition"),
+            Ending::EnteringKingWin => f.write_str("entering-king-win"),
+            Ending::Impasse => f.write_str("impasse"),
+            Ending::Interrupted => f.write_str("interrupted"),
+            Ending::TimeUp => f.write_str("time-up"),
+            Ending::IllegalMove => f.write_str("illegal-move"),
+            Ending::IllegalAction(c) => write!(
+                f,
+                "illegal-action-{}",
+                if *c == crate::shogi::Color::Black {
+                    "black"
+                } else {
+                    "white"
+                }
+            ),
+            Ending::MaxMoves => f.write_str("max-moves"),
+            Ending::Unfinished => f.write_str("unfinished"),
+            Ending::Other(s) => write!(f, "other:{s}"),
+        }
+    }
+}
+
+/// The record formats kifulearn reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// CSA standard text (V2, V2.1, V2.2, V3.0).
+    Csa,
+    /// KIF text (Kakinoki), UTF-8 or Shift_JIS.
+    Kif,
+    /// One USI `position` line per game.
+    Usi,
+    /// Kisen (棋泉) binary, 512 bytes a game.
+    Kisen,
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Csa => "csa",
+            Format::Kif => "kif",
+            Format::Usi => "usi",
+            Format::Kisen => "kisen",
+        })
+    }
+}
+
+/// Where a game came from: the file and the game's index in it (0-based).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Source {
+    /// The file read.
+    pub path: PathBuf,
+    /// Index of the game in the file, from 0.
+    pub index: usize,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}#{}", self.path.display(), self.index)
+    }
+}
+
+/// One game: a start position, the moves played, and what the record says about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    /// The start position (any SFEN: handicaps are start positions with pieces missing).
+    pub start: Position,
+    /// The moves, in order, each legal in the position it was played in.
+    pub moves: Vec<Move>,
+    /// Who won, if the record says.
+    pub result: GameResult,
+    /// How the game ended.
+    pub ending: Ending,
+    /// Black's (sente's, or the handicap receiver's) name.
+    pub black: Option<String>,
+    /// White's (gote's) name.
+    pub white: Option<String>,
+    /// Event or tournament name.
+    pub event: Option<String>,
+    /// Where the record came from.
+    pub source: Source,
+    /// Things the reader tolerated (non-standard lines read as comments, ...).
+    pub warnings: Vec<String>,
+}
+
+impl Game {
+    /// A game from `start` with no moves yet, ending unknown.
+    pub fn new(start: Position, source: Source) -> Self {
+        Self {
+            start,
+            moves: Vec::new(),
+            result: GameResult::Unknown,
+            ending: Ending::Unfinished,
+            black: None,
+            white: None,
+            event: None,
+            source,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Number of moves (plies) played.
+    pub fn plies(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Every position of the game with the move played from it; the final
+    /// position (after the last move) comes last with `None`.
+    pub fn positions(&self) -> impl Iterator<Item = (Position, Option<Move>)> + '_ {
+        let mut pos = self.start.clone();
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            if i > self.moves.len() {
+                return None;
+            }
+            let here = pos.clone();
+            let mv = self.moves.get(i).copied();
+            if let Some(mv) = mv {
+                pos.play_unchecked(mv);
+            }
+            i += 1;
+            Some((here, mv))
+        })
+    }
+
+    /// The game as one USI line: `startpos moves ...` or `sfen ... moves ...`.
+    pub fn to_usi(&self) -> String {
+        let mut s = if self.start.same_position(&Position::startpos()) {
+            "startpos".to_string()
+        } else {
+            format!("sfen {}", self.start.to_sfen())
+        };
+        if !self.moves.is_empty() {
+            s.push_str(" moves");
+            for mv in &self.moves {
+                s.push(' ');
+                s.push_str(&mv.to_string());
+            }
+        }
+        s
+    }
+}
+
+/// Where in a file an error was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A 1-based line number (text formats).
+    Line(usize),
+    /// A byte offset (Kisen).
+    Byte(u64),
+}
+
+/// A game that could not be read: the file, where, the text found and what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{}: found {found:?}, expected {expected}", path.display(), match location { Location::Line(n) => format!("line {n}"), Location::Byte(b) => format!("byte {b}") })]
+pub struct RecordError {
+    /// The file.
+    pub path: PathBuf,
+    /// Line or byte offset.
+    pub location: Location,
+    /// The text (or bytes, shown as hex) found there.
+    pub found: String,
+    /// What the reader expected instead.
+    pub expected: String,
+}
+
+impl RecordError {
+    /// An error at a 1-based line of a text file.
+    pub fn at_line(
+        path: &Path,
+        line: usize,
+        found: impl Into<String>,
+        expected: impl Into<String>,
+    ) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            location: Location::Line(line),
+            found: found.into(),
+            expected: expected.into(),
+        }
+    }
+
+    /// An error at a byte offset of a binary file.
+    pub fn at_byte(
+        path: &Path,
+        offset: u64,
+        found: impl Into<String>,
+        expected: impl Into<String>,
+    ) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            location: Location::Byte(offset),
+            found: found.into(),
+            expected: expected.into(),
+        }
+    }
+}
+
+/// The games of one file, each read or failed on its own.
+#[derive(Debug)]
+pub struct FileGames {
+    /// The file.
+    pub path: PathBuf,
+    /// The format detected, if any.
+    pub format: Option<Format>,
+    /// One entry per game found in the file.
+    pub games: Vec<Result<Game, RecordError>>,
+}
+
+/// Decodes text that is UTF-8 (with or without BOM) or else Shift_JIS (CP932).
+pub fn decode_text(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => encoding_rs::SHIFT_JIS.decode(bytes).0.into_owned(),
+    }
+}
+
+/// Chooses the reader for a file by extension and content.
+///
+/// Kisen files share the `.kif` extension with KIF text, so a `.kif` file is
+/// Kisen when its size is a whole number of 512-byte records and it holds NUL
+/// bytes (KIF text never does). Files with other extensions are sniffed.
+pub fn detect_format(path: &Path, bytes: &[u8]) -> Option<Format> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    let looks_binary = bytes.contains(&0);
+    match ext.as_deref() {
+        Some("idx") => None,
+        Some("csa") => Some(Format::Csa),
+        Some("kif") | Some("kifu") | Some("kis") | Some("kisen")
+            if looks_binary && !bytes.is_empty() && bytes.len().is_multiple_of(512) =>
+        {
+            Some(Format::Kisen)
+        }
+        Some("kif") | Some("kifu") => Some(Format::Kif),
+        Some("usi") | Some("sfen") => Some(Format::Usi),
+        _ if looks_binary => None,
+        _ => sniff_text(&decode_text(bytes)),
+    }
+}
+
+fn sniff_text(text: &str) -> Option<Format> {
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(50)
+    {
+        if line.starts_with("startpos")
+            || line.starts_with("sfen ")
+            || line.starts_with("position ")
+        {
+            return Some(Format::Usi);
+        }
+        if line.starts_with("手合割")
+            || line.starts_with("開始日時")
+            || line.starts_with("先手：")
+            || line.starts_with("手数")
+            || line.contains("Kifu for")
+        {
+            return Some(Format::Kif);
+        }
+        if line.starts_with("V2")
+            || line.starts_with("N+")
+            || line.starts_with("PI")
+            || line.starts_with("P1")
+            || line.starts_with("+7776")
+            || line.starts_with("'CSA")
+        {
+            return Some(Format::Csa);
+        }
+    }
+    None
+}
+
+/// Reads every game of one file. An unreadable file or unknown format is one failed entry.
+pub fn read_file(path: &Path) -> FileGames {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) => {
+            return FileGames {
+                path: path.to_path_buf(),
+                format: None,
+                games: vec![Err(RecordError::at_line(
+                    path,
+                    0,
+                    e.to_string(),
+                    "a readable file",
+                ))],
+            }
+        }
+    };
+    let format = detect_format(path, &bytes);
+    let games = match format {
+        Some(Format::Csa) => csa::read(&decode_text(&bytes), path),
+        Some(Format::Kif) => kif::read(&decode_text(&bytes), path),
+        Some(Format::Usi) => usi::read(&decode_text(&bytes), path),
+        Some(Format::Kisen) => {
+            let idx = std::fs::read(path.with_extension("idx")).ok();
+            kisen::read(&bytes, idx.as_deref(), path)
+        }
+        None => vec![Err(RecordError::at_line(
+            path,
+            1,
+            String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned(),
+            "a CSA, KIF, USI or Kisen game record",
+        ))],
+    };
+    FileGames {
+        path: path.to_path_buf(),
+        format,
+        games,
+    }
+}
+
+/// The record files under `paths` (files as given; folders recursively, sorted by
+/// path), skipping hidden files, Kisen `.idx` companions and README/license texts.
+pub fn find_record_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?;
+        entries.sort();
+        for p in entries {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.starts_with('.') {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out)?;
+            } else if is_record_name(&p) {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out)?;
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+fn is_record_name(p: &Path) -> bool {
+    let ext = p
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    matches!(
+        ext.as_deref(),
+        Some("csa" | "kif" | "kifu" | "kis" | "kisen" | "usi" | "sfen")
+    )
+}
