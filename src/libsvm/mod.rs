@@ -1,1 +1,8 @@
-//! (work in progress)
+//! libsvm text files: `label idx:val idx:val ...`, indices 1-based and strictly ascending.
+//!
+//! The writer is shared by `extract` (training rows) and anything else that
+//! emits rows; the reader (shared by `fit` and `predict`) lives beside it.
+
+mod writer;
+
+pub use writer::write_row;
