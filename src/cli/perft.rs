@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use kifulearn::shogi::{perft, Position};
+use kifulearn::shogi::{perft, perft_haitaka, Position};
 
 use super::CliResult;
 
@@ -14,6 +14,10 @@ pub struct Args {
     /// Start from this SFEN instead of the start position.
     #[arg(long)]
     sfen: Option<String>,
+    /// Count straight on haitaka's Board, bypassing our Position layer (the
+    /// baseline of `benches/perft_layer.sh`).
+    #[arg(long)]
+    baseline: bool,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -22,7 +26,11 @@ pub fn run(args: Args) -> CliResult {
         None => Position::startpos(),
     };
     let start = Instant::now();
-    let nodes = perft(&pos, args.depth);
+    let nodes = if args.baseline {
+        perft_haitaka(pos.board(), args.depth)
+    } else {
+        perft(&pos, args.depth)
+    };
     let secs = start.elapsed().as_secs_f64();
     println!("position: {}", pos.to_sfen());
     println!(
