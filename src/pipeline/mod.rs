@@ -1,1 +1,10 @@
-//! (work in progress)
+//! Recipes and the relabel-and-retrain loop.
+//!
+//! A recipe (TOML in `pipelines/`) names the inputs, a held-out split by
+//! game, the feature set, label options, solver options, the number of rounds
+//! and what to evaluate.
+
+pub mod recipe;
+pub mod split;
+
+pub use recipe::{Recipe, RecipeError};

@@ -1,0 +1,341 @@
+//! Recipe files: TOML parsed with serde; unknown keys are errors naming the key and the file.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// A whole recipe. Every table but `[inputs]` may be left out for its defaults.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Recipe {
+    /// A line saying what the recipe is for.
+    #[serde(default)]
+    pub description: String,
+    /// Where the game records are.
+    pub inputs: Inputs,
+    /// Which games are held out for evaluation.
+    #[serde(default)]
+    pub split: Split,
+    /// The feature set.
+    #[serde(default)]
+    pub features: Features,
+    /// How siblings are labelled.
+    #[serde(default)]
+    pub labels: Labels,
+    /// How the model is trained.
+    #[serde(default)]
+    pub solver: Solver,
+    /// How many extract → fit → evaluate rounds; round 1 labels with material,
+    /// later rounds relabel with the previous round's model.
+    #[serde(default = "one")]
+    pub rounds: u32,
+    /// What is measured after each round.
+    #[serde(default)]
+    pub evaluate: Evaluate,
+}
+
+/// `[inputs]`: game-record files or folders, relative to the recipe file's folder.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Inputs {
+    /// Files or folders (searched recursively).
+    pub paths: Vec<PathBuf>,
+    /// Read at most this many games (0: all).
+    #[serde(default)]
+    pub max_games: usize,
+}
+
+/// `[split]`: a deterministic held-out part, chosen by game.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Split {
+    /// Fraction of games held out (0 ≤ f < 1).
+    #[serde(default = "default_held_out")]
+    pub held_out: f64,
+    /// Changes which games are held out.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// `[features]`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Features {
+    /// Feature-set name, sets joined by commas (`relation`, `relation,material`).
+    #[serde(default = "default_features")]
+    pub set: String,
+}
+
+/// `[labels]`: the Mecha-Joshi label rule's options.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Labels {
+    /// How far the game move stands above every other sibling, in centipawns.
+    #[serde(default = "default_margin")]
+    pub margin: i32,
+    /// Labels are values divided by this.
+    #[serde(default = "default_scale")]
+    pub scale: f64,
+    /// Capture-only quiescence after the depth-1 replies.
+    #[serde(default = "yes")]
+    pub quiescence: bool,
+    /// Search depth of each sibling (1: the opponent's replies).
+    #[serde(default = "one")]
+    pub depth: u32,
+    /// Skip this many plies at the start of each game.
+    #[serde(default)]
+    pub skip_opening: u32,
+    /// Use at most this many plies of each game (0: all).
+    #[serde(default)]
+    pub max_plies: u32,
+}
+
+/// `[solver]`: L2-regularized L2-loss SVR (liblinear `-s 11` / `-s 12`) or dense.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Solver {
+    /// `primal` (trust-region Newton), `dual` (coordinate descent) or `dense` (linfa-linear).
+    #[serde(default = "default_solver")]
+    pub name: String,
+    /// Cost C.
+    #[serde(default = "default_c")]
+    pub c: f64,
+    /// Insensitive-zone width p (epsilon).
+    #[serde(default = "default_p")]
+    pub p: f64,
+    /// Stopping tolerance.
+    #[serde(default = "default_tolerance")]
+    pub tolerance: f64,
+    /// Bias feature value (negative: no bias), as liblinear's `-B`.
+    #[serde(default = "default_bias")]
+    pub bias: f64,
+}
+
+/// `[evaluate]`: held-out agreement after each round.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Evaluate {
+    /// Rank moves by a search of this depth (1: the evaluator on each sibling).
+    #[serde(default = "one")]
+    pub depth: u32,
+    /// Also evaluate the material baseline.
+    #[serde(default = "yes")]
+    pub baseline: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_held_out() -> f64 {
+    0.2
+}
+fn default_features() -> String {
+    "relation".into()
+}
+fn default_margin() -> i32 {
+    100
+}
+fn default_scale() -> f64 {
+    10_000.0
+}
+fn default_solver() -> String {
+    "primal".into()
+}
+fn default_c() -> f64 {
+    1.0
+}
+fn default_p() -> f64 {
+    0.1
+}
+fn default_tolerance() -> f64 {
+    0.001
+}
+fn default_bias() -> f64 {
+    -1.0
+}
+
+macro_rules! default_from_serde {
+    ($($t:ty),*) => {$(
+        impl Default for $t {
+            fn default() -> Self {
+                toml::from_str("").expect("every field has a default")
+            }
+        }
+    )*};
+}
+default_from_serde!(Split, Features, Labels, Solver, Evaluate);
+
+/// A recipe that could not be read: the file and what is wrong (with the key and line).
+#[derive(Debug, thiserror::Error)]
+pub enum RecipeError {
+    /// The file could not be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The recipe file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The TOML is malformed, has an unknown key or a value of the wrong type.
+    #[error("{}: {message}", path.display())]
+    Parse {
+        /// The recipe file.
+        path: PathBuf,
+        /// toml's message, which names the key and shows the line.
+        message: String,
+    },
+    /// A value is out of its range.
+    #[error("{}: {key} = {value}: {expected}", path.display())]
+    Value {
+        /// The recipe file.
+        path: PathBuf,
+        /// The key, as `table.key`.
+        key: &'static str,
+        /// The value found.
+        value: String,
+        /// What is allowed.
+        expected: &'static str,
+    },
+}
+
+impl Recipe {
+    /// Reads and checks a recipe; input paths become relative to the recipe's folder.
+    pub fn load(path: &Path) -> Result<Self, RecipeError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RecipeError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut recipe = Self::parse(&text, path)?;
+        let base = path.parent().unwrap_or(Path::new(""));
+        for p in &mut recipe.inputs.paths {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        }
+        Ok(recipe)
+    }
+
+    /// Parses and checks recipe text; `path` is used in messages only.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, RecipeError> {
+        let recipe: Recipe = toml::from_str(text).map_err(|e| RecipeError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string().trim_end().to_string(),
+        })?;
+        recipe.check(path)?;
+        Ok(recipe)
+    }
+
+    fn check(&self, path: &Path) -> Result<(), RecipeError> {
+        let bad = |key, value: String, expected| RecipeError::Value {
+            path: path.to_path_buf(),
+            key,
+            value,
+            expected,
+        };
+        if self.inputs.paths.is_empty() {
+            return Err(bad(
+                "inputs.paths",
+                "[]".into(),
+                "at least one file or folder",
+            ));
+        }
+        if !(0.0..1.0).contains(&self.split.held_out) {
+            return Err(bad(
+                "split.held_out",
+                self.split.held_out.to_string(),
+                "a fraction in [0, 1)",
+            ));
+        }
+        if self.labels.margin < 0 {
+            return Err(bad(
+                "labels.margin",
+                self.labels.margin.to_string(),
+                "a margin ≥ 0",
+            ));
+        }
+        if !(self.labels.scale.is_finite() && self.labels.scale > 0.0) {
+            return Err(bad(
+                "labels.scale",
+                self.labels.scale.to_string(),
+                "a positive scale",
+            ));
+        }
+        if !["primal", "dual", "dense"].contains(&self.solver.name.as_str()) {
+            return Err(bad(
+                "solver.name",
+                self.solver.name.clone(),
+                "primal, dual or dense",
+            ));
+        }
+        if !(self.solver.c.is_finite() && self.solver.c > 0.0) {
+            return Err(bad(
+                "solver.c",
+                self.solver.c.to_string(),
+                "a positive cost",
+            ));
+        }
+        if !(self.solver.p.is_finite() && self.solver.p >= 0.0) {
+            return Err(bad("solver.p", self.solver.p.to_string(), "p ≥ 0"));
+        }
+        if !(self.solver.tolerance.is_finite() && self.solver.tolerance > 0.0) {
+            return Err(bad(
+                "solver.tolerance",
+                self.solver.tolerance.to_string(),
+                "a positive tolerance",
+            ));
+        }
+        if self.rounds == 0 {
+            return Err(bad("rounds", "0".into(), "at least 1 round"));
+        }
+        if self.labels.depth == 0 || self.evaluate.depth == 0 {
+            return Err(bad(
+                "labels.depth / evaluate.depth",
+                "0".into(),
+                "a depth of at least 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimal_recipe_takes_defaults() {
+        let r = Recipe::parse("[inputs]\npaths = [\"games\"]\n", Path::new("r.toml")).unwrap();
+        assert_eq!(r.rounds, 1);
+        assert_eq!(r.features.set, "relation");
+        assert_eq!(r.labels.margin, 100);
+        assert_eq!(r.solver.name, "primal");
+        assert_eq!(r.split.held_out, 0.2);
+    }
+
+    #[test]
+    fn unknown_key_names_key_and_file() {
+        let err = Recipe::parse(
+            "[inputs]\npaths = [\"g\"]\n[labels]\nmargn = 100\n",
+            Path::new("pipelines/x.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("pipelines/x.toml: "), "{err}");
+        assert!(err.contains("unknown field `margn`"), "{err}");
+        assert!(err.contains("line 4"), "{err}");
+    }
+
+    #[test]
+    fn out_of_range_values_are_named() {
+        let err = Recipe::parse(
+            "rounds = 2\n[inputs]\npaths = [\"g\"]\n[solver]\nc = -1\n",
+            Path::new("r.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(err, "r.toml: solver.c = -1: a positive cost");
+    }
+}
