@@ -39,7 +39,7 @@ fn all_23_edo_games_match_cshogi() {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/kif/edo-kif.cshogi.tsv"),
     )
     .unwrap();
-    let files = record::find_record_files(&[dir.clone()]).unwrap();
+    let files = record::find_record_files(std::slice::from_ref(&dir)).unwrap();
     assert_eq!(files.len(), 23);
     let mut failures = Vec::new();
     let mut handicap = 0;
