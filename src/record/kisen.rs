@@ -314,10 +314,11 @@ fn decode_move(pos: &Position, to_byte: u8, from_byte: u8) -> Result<Move, Strin
             }
             n -= count;
         }
-        return Err(format!(
-            "a drop index 101–{} ({total} pieces in hand)",
-            100 + total
-        ));
+        return Err(if total == 0 {
+            "a board origin 1–81 (no pieces in hand to drop)".to_string()
+        } else {
+            format!("a drop index 101–{} ({total} pieces in hand)", 100 + total)
+        });
     }
     let from =
         square_of(from_byte).ok_or_else(|| "an origin 1–81, or 101–138 for a drop".to_string())?;
@@ -446,4 +447,212 @@ pub fn encode_index(games: &[Game]) -> Result<Vec<u8>, EncodeError> {
         out[at + 20..at + 22].copy_from_slice(&code.to_le_bytes());
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn path() -> PathBuf {
+        PathBuf::from("t.kif")
+    }
+
+    fn record(words: &[[u8; 2]]) -> Vec<u8> {
+        let mut rec = vec![0u8; RECORD_LEN];
+        for (i, w) in words.iter().enumerate() {
+            rec[2 * i] = w[0];
+            rec[2 * i + 1] = w[1];
+        }
+        rec
+    }
+
+    fn usi(game: &Game) -> String {
+        game.moves
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn square_numbering_runs_along_ranks_from_9a() {
+        let sq = |s: &str| s.parse::<Square>().unwrap();
+        assert_eq!(square_number(sq("9a")), 1);
+        assert_eq!(square_number(sq("1a")), 9);
+        assert_eq!(square_number(sq("9b")), 10);
+        assert_eq!(square_number(sq("7f")), 48);
+        assert_eq!(square_number(sq("7g")), 57);
+        assert_eq!(square_number(sq("5e")), 41);
+        assert_eq!(square_number(sq("1i")), 81);
+        for s in Square::ALL {
+            assert_eq!(square_of(square_number(s)), Some(s));
+        }
+        assert_eq!(square_of(0), None);
+        assert_eq!(square_of(82), None);
+    }
+
+    /// Hand-computed bytes: 7六歩 is (48, 57); 8h2b+ is 2二 = 17 + 100 from 8八 = 65;
+    /// drops index the current hand list 飛角金銀桂香歩.
+    #[test]
+    fn known_bytes_decode_to_known_moves() {
+        let rec = record(&[
+            [48, 57],  // 7g7f
+            [34, 25],  // 3c3d
+            [117, 65], // 8h2b+
+            [17, 7],   // 3a2b
+            [53, 62],  // 2g2f
+            [29, 20],  // 8c8d
+            [44, 53],  // 2f2e
+            [38, 29],  // 8d8e
+            [35, 44],  // 2e2d
+            [35, 26],  // 2c2d
+            [35, 71],  // 2h2d
+            [26, 102], // White holds 角歩: 102 is the 2nd piece, the pawn: P*2c
+            [41, 101], // Black holds 角歩: 101 is the bishop: B*5e
+            [47, 38],  // 8e8f
+            [44, 101], // Black now holds only 歩: 101 is the pawn: P*2e
+        ]);
+        let games = read(&rec, None, &path());
+        assert_eq!(games.len(), 1);
+        let g = games[0].as_ref().unwrap();
+        assert_eq!(
+            usi(g),
+            "7g7f 3c3d 8h2b+ 3a2b 2g2f 8c8d 2f2e 8d8e 2e2d 2c2d 2h2d P*2c B*5e 8e8f P*2e"
+        );
+        assert_eq!(
+            (g.result, g.ending.clone()),
+            (GameResult::Unknown, Ending::Unfinished)
+        );
+        // The encoder writes the same bytes back.
+        assert_eq!(encode(g).unwrap().to_vec(), rec);
+    }
+
+    #[test]
+    fn ff_ends_a_game_and_empty_records_are_skipped() {
+        let mut bytes = record(&[[48, 57], [0xFF, 0xFF], [34, 25]]);
+        bytes.extend(vec![0u8; RECORD_LEN]);
+        bytes.extend(record(&[[48, 57]]));
+        let games = read(&bytes, None, &path());
+        assert_eq!(games.len(), 2);
+        assert_eq!(usi(games[0].as_ref().unwrap()), "7g7f");
+        assert_eq!(games[1].as_ref().unwrap().source.index, 2);
+    }
+
+    #[test]
+    fn handicap_record_takes_its_start_and_result_from_the_idx() {
+        // 角落ち: word 0 is 0xFFFF, the upper player's 6二銀 (71 from 7一 = 3) comes second (6二 = 9 + 4 = 13).
+        let rec = record(&[[0xFF, 0xFF], [13, 3], [48, 57]]);
+        let mut idx = vec![0u8; 64];
+        idx[0] = 1;
+        idx[32 + 16] = 2; // result: 後手 (upper) wins
+        idx[32 + 20] = 2; // 角落ち
+        let g = read(&rec, Some(&idx), &path()).remove(0).unwrap();
+        assert_eq!(
+            g.start.to_sfen(),
+            "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+        );
+        assert_eq!(usi(&g), "7a6b 7g7f");
+        assert_eq!(
+            (g.result, g.ending.clone()),
+            (GameResult::WhiteWin, Ending::Resign)
+        );
+        assert!(g.warnings.is_empty(), "{:?}", g.warnings);
+        assert_eq!(encode(&g).unwrap().to_vec(), rec);
+        assert_eq!(encode_index(std::slice::from_ref(&g)).unwrap(), idx);
+    }
+
+    #[test]
+    fn errors_name_the_byte_and_what_was_expected() {
+        let msg = |bytes: &[u8], idx: Option<&[u8]>| {
+            read(bytes, idx, &path())
+                .into_iter()
+                .find_map(|r| r.err())
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            msg(&[1u8; 100], None),
+            "t.kif:byte 0: found \"100 bytes\", expected a whole 512-byte game record (the file is truncated)"
+        );
+        let mut two = record(&[[48, 57]]);
+        two.extend(&record(&[[48, 57]])[..300]);
+        assert_eq!(
+            msg(&two, None),
+            "t.kif:byte 512: found \"300 bytes\", expected a whole 512-byte game record (the file is truncated)"
+        );
+        assert_eq!(
+            msg(&record(&[[48, 57], [82, 25]]), None),
+            "t.kif:byte 2: found \"52 19\", expected a destination 1–81, or 101–181 for a promotion"
+        );
+        assert_eq!(
+            msg(&record(&[[48, 57], [34, 90]]), None),
+            "t.kif:byte 2: found \"22 5a\", expected an origin 1–81, or 101–138 for a drop"
+        );
+        assert_eq!(
+            msg(&record(&[[48, 101]]), None),
+            "t.kif:byte 0: found \"30 65\", expected a board origin 1–81 (no pieces in hand to drop)"
+        );
+        // After 7g7f 3c3d 8h2b+ Black holds one bishop: 102 is past the end.
+        assert_eq!(
+            msg(
+                &record(&[[48, 57], [34, 25], [117, 65], [17, 7], [41, 102]]),
+                None
+            ),
+            "t.kif:byte 8: found \"29 66\", expected a drop index 101–101 (1 pieces in hand)"
+        );
+        assert_eq!(
+            msg(&record(&[[48, 56]]), None),
+            "t.kif:byte 0: found \"30 38\", expected a legal move (illegal move 8g7f in position lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1)"
+        );
+        assert_eq!(
+            msg(&record(&[[0xFF, 0xFF], [12, 3]]), None),
+            "t.kif:byte 0: found \"ff ff\", expected a .idx companion with this handicap game's handicap code"
+        );
+        let mut idx = vec![0u8; 64];
+        idx[32 + 20] = 9;
+        assert_eq!(
+            msg(&record(&[[0xFF, 0xFF], [12, 3]]), Some(&idx)),
+            "t.idx:byte 52: found \"handicap code 9\", expected a handicap code 1–7 (香落ち 角落ち 飛車落ち 飛香落ち 二枚落ち 四枚落ち 六枚落ち)"
+        );
+        assert_eq!(
+            msg(&[], None),
+            "t.kif:byte 0: found \"an empty file\", expected Kisen game records of 512 bytes each"
+        );
+    }
+
+    #[test]
+    fn encode_rejects_what_kisen_cannot_hold() {
+        let source = Source {
+            path: path(),
+            index: 0,
+        };
+        let right_lance =
+            Position::from_sfen("1nsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1")
+                .unwrap();
+        let g = Game::new(right_lance, source.clone());
+        assert_eq!(
+            encode(&g).unwrap_err().to_string(),
+            "start position 1nsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1 is neither the even start nor a Kisen handicap (codes 1–7)"
+        );
+        let mut long = Game::new(Position::startpos(), source.clone());
+        let mut pos = Position::startpos();
+        for i in 0..257 {
+            let mv = ["2h1h", "8b9b", "1h2h", "9b8b"][i % 4];
+            long.moves.push(pos.play_usi(mv).unwrap());
+        }
+        assert_eq!(
+            encode(&long).unwrap_err().to_string(),
+            "257 moves do not fit a Kisen record (at most 256)"
+        );
+        long.moves.truncate(256);
+        let rec = encode(&long).unwrap();
+        let back = read(&rec, None, &path()).remove(0).unwrap();
+        assert_eq!(back.moves, long.moves);
+        let unknown = Game::new(Position::startpos(), source);
+        assert_eq!(
+            encode_index(&[unknown]).unwrap_err().to_string(),
+            "game 0 has no known result, which a Kisen .idx record cannot express"
+        );
+    }
 }
