@@ -1,15 +1,779 @@
-//! kif reader (in progress).
+//! KIF (Kakinoki) reader: header lines, handicaps, board diagrams, the move table.
+//!
+//! The format is the one written by Kakinoki's Kifu for Windows and read by most
+//! shogi software: `key：value` header lines, an optional board diagram for a
+//! non-standard start, the move table `手数----指手---------消費時間--`, then one
+//! numbered line per move (`   1 ７六歩(77)   ( 0:00/00:00:00)`). Branches
+//! (`変化：N手`) follow the main line; only the main line is kept.
+//!
+//! Decisions made here (the format has no formal spec):
+//! - The origin `(77)` decides the move where present; a named piece that does
+//!   not match the piece on the origin is a warning, not a failure.
+//! - A move without origin (KI2 style) is resolved to the unique legal move of
+//!   that piece to that square (drops only when `打` is written or no board
+//!   piece can go there); an ambiguous one fails the game.
+//! - The result comes from the `まで…` summary when it names a winner (a
+//!   `千日手` can still be a loss for perpetual check), else from the final move
+//!   word (`投了`, `詰み`, ...) and who was to move when it was written.
+//! - Several games in one text are split where a header line (`開始日時：`,
+//!   `手合割：`, `先手：`, ...) follows a move table.
 
 use std::path::Path;
 
-use super::{Game, RecordError};
+use super::{Ending, Game, GameResult, RecordError, Source};
+use crate::shogi::{sfen_from_parts, Color, Move, Piece, Position, Square, HAND_PIECES};
 
-/// Reads every game of a kif text.
-pub fn read(_text: &str, path: &Path) -> Vec<Result<Game, RecordError>> {
-    vec![Err(RecordError::at_line(
-        path,
-        1,
-        "",
-        "a reader for this format (not written yet)",
-    ))]
+/// Reads every game of a KIF text (already decoded, see [`super::decode_text`]).
+///
+/// A game with an unparsable line or an illegal move becomes one `Err` naming
+/// the line; the other games of the text are still read.
+pub fn read(text: &str, path: &Path) -> Vec<Result<Game, RecordError>> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in game_boundaries(&lines) {
+        let index = out.len();
+        out.push(read_game(&lines[start..end], start, path, index));
+        start = end;
+    }
+    if out.is_empty() {
+        out.push(Err(RecordError::at_line(
+            path,
+            1,
+            lines.first().copied().unwrap_or("").trim(),
+            "a KIF game record (header lines and a move table)",
+        )));
+    }
+    out
+}
+
+/// Header keys that begin a new game when they appear after a move table.
+const GAME_START_KEYS: [&str; 9] = [
+    "開始日時",
+    "手合割",
+    "先手",
+    "後手",
+    "下手",
+    "上手",
+    "棋戦",
+    "後手の持駒",
+    "上手の持駒",
+];
+
+/// End indices (exclusive) of the games in `lines`; empty when no game is found.
+fn game_boundaries(lines: &[&str]) -> Vec<usize> {
+    let mut ends = Vec::new();
+    let mut seen_content = false;
+    let mut seen_moves = false;
+    for (i, line) in lines.iter().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if seen_moves && header_key(t).is_some_and(|k| GAME_START_KEYS.contains(&k)) {
+            ends.push(i);
+            seen_moves = false;
+        }
+        seen_content = true;
+        if t.starts_with("手数") || parse_numbered(t).is_some() {
+            seen_moves = true;
+        }
+    }
+    if seen_content {
+        ends.push(lines.len());
+    }
+    ends
+}
+
+/// The key of a `key：value` header line (full-width or ASCII colon).
+fn header_key(line: &str) -> Option<&str> {
+    if line.starts_with('*') || line.starts_with('&') || line.starts_with("変化") {
+        return None;
+    }
+    let (key, _) = line.split_once('：').or_else(|| line.split_once(':'))?;
+    let key = key.trim();
+    (!key.is_empty() && !key.starts_with(|c: char| c.is_ascii_digit())).then_some(key)
+}
+
+/// `   12 ７六歩(77) ...` → (12, `７六歩(77) ...`).
+fn parse_numbered(line: &str) -> Option<(usize, &str)> {
+    let t = line.trim_start();
+    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 || digits > 4 {
+        return None;
+    }
+    let n = t[..digits].parse().ok()?;
+    let rest = &t[digits..];
+    if !rest.starts_with(|c: char| c.is_whitespace()) {
+        return None;
+    }
+    Some((n, rest.trim_start()))
+}
+
+/// Start positions of the `手合割` names (the upper player, White, moves first).
+const HANDICAPS: [(&str, &str); 16] = [
+    (
+        "平手",
+        "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
+    ),
+    (
+        "香落ち",
+        "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "左香落ち",
+        "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "右香落ち",
+        "1nsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "角落ち",
+        "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "飛車落ち",
+        "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "飛落ち",
+        "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "飛香落ち",
+        "lnsgkgsn1/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "二枚落ち",
+        "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "三枚落ち",
+        "lnsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "四枚落ち",
+        "1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "五枚落ち",
+        "1nsgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "左五枚落ち",
+        "2sgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "六枚落ち",
+        "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "八枚落ち",
+        "3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "十枚落ち",
+        "4k4/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+];
+
+/// The start position of a `手合割` name, if it is one of the standard handicaps.
+pub fn handicap_start(name: &str) -> Option<Position> {
+    let name = name.trim();
+    HANDICAPS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, sfen)| Position::from_sfen(sfen).ok())
+}
+
+/// The 81 squares of a board diagram, indexed like [`crate::shogi::square_index`].
+type Squares = [Option<(Color, Piece)>; 81];
+
+/// A board diagram being read (`後手の持駒：`, the 9×9 board, `先手の持駒：`).
+#[derive(Default)]
+struct Diagram {
+    squares: Option<Box<Squares>>,
+    rows: usize,
+    hands: [[u8; 7]; 2],
+    white_to_move: bool,
+}
+
+/// Final move words: the ending, and whether the side to move at that line wins
+/// (`Some(true)`), loses (`Some(false)`) or neither (`None`, a draw or no result).
+fn final_word(body: &str) -> Option<(Ending, Option<bool>, bool)> {
+    // (word, ending, mover wins?, draw?)
+    const WORDS: [(&str, Option<bool>, bool); 11] = [
+        ("投了", Some(false), false),
+        ("中断", None, false),
+        ("千日手", None, true),
+        ("詰み", Some(false), false),
+        ("持将棋", None, true),
+        ("切れ負け", Some(false), false),
+        ("反則勝ち", Some(true), false),
+        ("反則負け", Some(false), false),
+        ("入玉勝ち", Some(true), false),
+        ("不戦勝", Some(true), false),
+        ("不戦敗", Some(false), false),
+    ];
+    WORDS.iter().find_map(|&(w, wins, draw)| {
+        body.starts_with(w).then(|| {
+            let ending = match w {
+                "投了" => Ending::Resign,
+                "中断" => Ending::Interrupted,
+                "千日手" => Ending::Repetition,
+                "詰み" => Ending::Checkmate,
+                "持将棋" => Ending::Impasse,
+                "切れ負け" => Ending::TimeUp,
+                "反則勝ち" | "反則負け" => Ending::IllegalMove,
+                "入玉勝ち" => Ending::EnteringKingWin,
+                other => Ending::Other(other.to_string()),
+            };
+            (ending, wins, draw)
+        })
+    })
+}
+
+/// What a `まで…` summary line says: the result, and an ending when it names one.
+fn summary(line: &str) -> (GameResult, Option<Ending>) {
+    let result = if line.contains("先手の勝ち") || line.contains("下手の勝ち") {
+        GameResult::BlackWin
+    } else if line.contains("後手の勝ち") || line.contains("上手の勝ち") {
+        GameResult::WhiteWin
+    } else if line.contains("千日手") || line.contains("持将棋") {
+        GameResult::Draw
+    } else {
+        GameResult::Unknown
+    };
+    let ending = if line.contains("千日手") {
+        Some(Ending::Repetition)
+    } else if line.contains("持将棋") {
+        Some(Ending::Impasse)
+    } else if line.contains("中断") {
+        Some(Ending::Interrupted)
+    } else if line.contains("詰") {
+        Some(Ending::Checkmate)
+    } else if line.contains("切れ") {
+        Some(Ending::TimeUp)
+    } else if line.contains("反則") {
+        Some(Ending::IllegalMove)
+    } else if line.contains("入玉") {
+        Some(Ending::EnteringKingWin)
+    } else if result != GameResult::Unknown {
+        // A plain "まで N手で先手の勝ち" is how KIF writers record a resignation.
+        Some(Ending::Resign)
+    } else {
+        None
+    };
+    (result, ending)
+}
+
+/// Reads one game from `lines`, whose first line is line `offset + 1` of the file.
+fn read_game(
+    lines: &[&str],
+    offset: usize,
+    path: &Path,
+    index: usize,
+) -> Result<Game, RecordError> {
+    let err = |i: usize, found: &str, expected: String| {
+        RecordError::at_line(path, offset + i + 1, found.trim(), expected)
+    };
+    let mut handicap: Option<(usize, Position)> = None;
+    let mut diagram = Diagram::default();
+    let mut names: [Option<String>; 2] = [None, None];
+    let mut event = None;
+    let mut warnings = Vec::new();
+    // Set once the first move (or the move table header) is seen.
+    let mut play: Option<(Position, Game)> = None;
+    let mut last_to: Option<Square> = None;
+    let mut word: Option<(Ending, Option<bool>, bool, Color)> = None;
+    let mut sum: Option<(GameResult, Option<Ending>)> = None;
+
+    for (i, raw) in lines.iter().enumerate() {
+        let line = raw.trim_end();
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') || t.starts_with('*') || t.starts_with('&') {
+            continue;
+        }
+        if t.starts_with("変化") {
+            // Branches follow the main line to the end of the game.
+            break;
+        }
+        if t.starts_with("まで") {
+            sum = Some(summary(t));
+            continue;
+        }
+        // Board diagram rows: `|v香v桂 ... |一`.
+        if t.starts_with('|') {
+            diagram_row(&mut diagram, t).map_err(|e| err(i, t, e))?;
+            continue;
+        }
+        if t.starts_with('+') || t.starts_with('９') {
+            continue; // frame and file numbers of a diagram
+        }
+        if matches!(t, "後手番" | "上手番") {
+            diagram.white_to_move = true;
+            continue;
+        }
+        if matches!(t, "先手番" | "下手番") {
+            diagram.white_to_move = false;
+            continue;
+        }
+        if t.starts_with("手数") {
+            if play.is_none() {
+                play = Some(start_game(
+                    &handicap,
+                    &diagram,
+                    path,
+                    index,
+                    offset + i + 1,
+                    t,
+                )?);
+            }
+            continue;
+        }
+        if let Some((number, body)) = parse_numbered(t) {
+            if play.is_none() {
+                play = Some(start_game(
+                    &handicap,
+                    &diagram,
+                    path,
+                    index,
+                    offset + i + 1,
+                    t,
+                )?);
+            }
+            let Some((pos, game)) = play.as_mut() else {
+                continue;
+            };
+            if word.is_some() {
+                return Err(err(i, t, "no move after the game-ending word".to_string()));
+            }
+            let expected_number = game.moves.len() + 1;
+            if number != expected_number {
+                return Err(err(i, t, format!("move number {expected_number}")));
+            }
+            if let Some((ending, wins, draw)) = final_word(body) {
+                word = Some((ending, wins, draw, pos.side_to_move()));
+                continue;
+            }
+            let mv =
+                parse_move(pos, body, last_to, &mut warnings, number).map_err(|e| err(i, t, e))?;
+            if let Err(e) = pos.play(mv) {
+                return Err(err(i, t, format!("a legal move ({e})")));
+            }
+            last_to = Some(match mv {
+                Move::BoardMove { to, .. } | Move::Drop { to, .. } => to,
+            });
+            game.moves.push(mv);
+            continue;
+        }
+        if let Some(key) = header_key(t) {
+            let value = t
+                .split_once('：')
+                .or_else(|| t.split_once(':'))
+                .map(|(_, v)| v.trim())
+                .unwrap_or("");
+            match key {
+                "先手" | "下手" => names[0] = Some(value.to_string()).filter(|v| !v.is_empty()),
+                "後手" | "上手" => names[1] = Some(value.to_string()).filter(|v| !v.is_empty()),
+                "棋戦" => event = Some(value.to_string()).filter(|v| !v.is_empty()),
+                "手合割" => {
+                    if let Some(p) = handicap_start(value) {
+                        handicap = Some((offset + i + 1, p));
+                    } else if value != "その他" {
+                        return Err(err(
+                            i,
+                            t,
+                            "a handicap of 平手, 香落ち, 右香落ち, 角落ち, 飛車落ち, 飛香落ち, \
+                             二枚落ち, 三枚落ち, 四枚落ち, 五枚落ち, 左五枚落ち, 六枚落ち, \
+                             八枚落ち, 十枚落ち or その他 with a board diagram"
+                                .to_string(),
+                        ));
+                    }
+                }
+                "先手の持駒" | "下手の持駒" => {
+                    diagram.hands[0] = parse_hand(value).map_err(|e| err(i, t, e))?
+                }
+                "後手の持駒" | "上手の持駒" => {
+                    diagram.hands[1] = parse_hand(value).map_err(|e| err(i, t, e))?
+                }
+                _ => {}
+            }
+            continue;
+        }
+        if play.is_some() {
+            return Err(err(
+                i,
+                t,
+                "a numbered move line like `   1 ７六歩(77)`, a comment (`*`) or `まで…`"
+                    .to_string(),
+            ));
+        }
+        warnings.push(format!("line {}: ignored {t:?}", offset + i + 1));
+    }
+
+    let Some((pos, mut game)) = play else {
+        // Header only (no moves at all): still a game from its start position.
+        let (pos, game) = start_game(&handicap, &diagram, path, index, offset + 1, "")?;
+        return Ok(finish(pos, game, names, event, warnings, None, None));
+    };
+    game.warnings.append(&mut warnings);
+    let word = word.map(|(ending, wins, draw, mover)| {
+        let result = match (wins, draw) {
+            (_, true) => GameResult::Draw,
+            (Some(true), _) => win_for(mover),
+            (Some(false), _) => win_for(!mover),
+            (None, _) => GameResult::Unknown,
+        };
+        (ending, result)
+    });
+    Ok(finish(pos, game, names, event, Vec::new(), word, sum))
+}
+
+fn win_for(color: Color) -> GameResult {
+    if color == Color::Black {
+        GameResult::BlackWin
+    } else {
+        GameResult::WhiteWin
+    }
+}
+
+fn finish(
+    pos: Position,
+    mut game: Game,
+    names: [Option<String>; 2],
+    event: Option<String>,
+    mut warnings: Vec<String>,
+    word: Option<(Ending, GameResult)>,
+    sum: Option<(GameResult, Option<Ending>)>,
+) -> Game {
+    let [black, white] = names;
+    game.black = black;
+    game.white = white;
+    game.event = event;
+    game.warnings.append(&mut warnings);
+    let (mut result, mut ending) = match &word {
+        Some((e, r)) => (*r, e.clone()),
+        None if pos.is_checkmate() => (win_for(!pos.side_to_move()), Ending::Checkmate),
+        None => (GameResult::Unknown, Ending::Unfinished),
+    };
+    if let Some((sum_result, sum_ending)) = sum {
+        if sum_result != GameResult::Unknown {
+            if word.is_some() && sum_result != result {
+                game.warnings.push(format!(
+                    "the summary says {sum_result}, the final move word says {result}; kept {sum_result}"
+                ));
+            }
+            result = sum_result;
+        }
+        if word.is_none() {
+            if let Some(e) = sum_ending {
+                ending = e;
+            }
+        }
+    }
+    game.result = result;
+    game.ending = ending;
+    game
+}
+
+/// The start position from the handicap header or the board diagram.
+fn start_game(
+    handicap: &Option<(usize, Position)>,
+    diagram: &Diagram,
+    path: &Path,
+    index: usize,
+    line: usize,
+    text: &str,
+) -> Result<(Position, Game), RecordError> {
+    let start = if let Some(squares) = &diagram.squares {
+        if diagram.rows != 9 {
+            return Err(RecordError::at_line(
+                path,
+                line,
+                text.trim(),
+                format!(
+                    "a board diagram of 9 rows before the moves (found {})",
+                    diagram.rows
+                ),
+            ));
+        }
+        let side = if diagram.white_to_move {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let sfen = sfen_from_parts(squares, &diagram.hands, side, 1);
+        Position::from_sfen(&sfen).map_err(|e| {
+            RecordError::at_line(
+                path,
+                line,
+                text.trim(),
+                format!("a valid board diagram ({e})"),
+            )
+        })?
+    } else if let Some((_, p)) = handicap {
+        p.clone()
+    } else {
+        Position::startpos()
+    };
+    let source = Source {
+        path: path.to_path_buf(),
+        index,
+    };
+    Ok((start.clone(), Game::new(start, source)))
+}
+
+/// Reads one diagram row `|v香v桂v銀v金v玉v金v銀v桂v香|一` into `diagram`.
+fn diagram_row(diagram: &mut Diagram, row: &str) -> Result<(), String> {
+    const EXPECTED: &str = "a board row of 9 cells like `|v香v桂v銀v金v玉v金v銀v桂v香|一`";
+    let rank = diagram.rows;
+    if rank >= 9 {
+        return Err("at most 9 board rows".to_string());
+    }
+    let inner = row.strip_prefix('|').ok_or(EXPECTED)?;
+    let cells: Vec<char> = inner.chars().take_while(|&c| c != '|').collect();
+    if cells.len() != 18 {
+        return Err(EXPECTED.to_string());
+    }
+    let squares = diagram.squares.get_or_insert_with(|| Box::new([None; 81]));
+    for (col, cell) in cells.chunks(2).enumerate() {
+        let color = match cell[0] {
+            'v' | 'V' => Color::White,
+            ' ' | '^' | '　' => Color::Black,
+            _ => return Err(EXPECTED.to_string()),
+        };
+        let file = 8 - col; // the first column is file 9
+        squares[file * 9 + rank] = match cell[1] {
+            '・' => None,
+            c => Some((color, piece_char(c).ok_or(EXPECTED)?)),
+        };
+    }
+    diagram.rows += 1;
+    Ok(())
+}
+
+/// One-character piece names, as diagrams and moves write them.
+fn piece_char(c: char) -> Option<Piece> {
+    Some(match c {
+        '歩' => Piece::Pawn,
+        '香' => Piece::Lance,
+        '桂' => Piece::Knight,
+        '銀' => Piece::Silver,
+        '金' => Piece::Gold,
+        '角' => Piece::Bishop,
+        '飛' => Piece::Rook,
+        '玉' | '王' => Piece::King,
+        'と' => Piece::Tokin,
+        '杏' => Piece::PLance,
+        '圭' => Piece::PKnight,
+        '全' => Piece::PSilver,
+        '馬' => Piece::PBishop,
+        '龍' | '竜' => Piece::PRook,
+        _ => return None,
+    })
+}
+
+/// A hand like `歩四　香二　角` or `なし` → counts in [`HAND_PIECES`] order.
+fn parse_hand(text: &str) -> Result<[u8; 7], String> {
+    let mut hand = [0u8; 7];
+    let text = text.trim();
+    if text.is_empty() || text == "なし" {
+        return Ok(hand);
+    }
+    for item in text.split(|c: char| c == '　' || c.is_whitespace()) {
+        if item.is_empty() {
+            continue;
+        }
+        let mut chars = item.chars();
+        let bad = || format!("a hand like `歩四　香二` or `なし`, not {item:?}");
+        let piece = chars.next().and_then(piece_char).ok_or_else(bad)?;
+        let slot = HAND_PIECES
+            .iter()
+            .position(|&p| p == piece)
+            .ok_or_else(bad)?;
+        let rest: String = chars.collect();
+        let n = if rest.is_empty() {
+            1
+        } else {
+            kanji_number(&rest).ok_or_else(bad)?
+        };
+        hand[slot] = hand[slot].saturating_add(n);
+    }
+    Ok(hand)
+}
+
+/// `一`..`十八` (hand counts).
+fn kanji_number(s: &str) -> Option<u8> {
+    let digit = |c: char| {
+        "一二三四五六七八九"
+            .chars()
+            .position(|d| d == c)
+            .map(|d| d as u8 + 1)
+    };
+    let mut chars = s.chars();
+    match (chars.next()?, chars.next(), chars.next()) {
+        ('十', None, None) => Some(10),
+        ('十', Some(d), None) => Some(10 + digit(d)?),
+        (d, None, None) => digit(d),
+        _ => None,
+    }
+}
+
+/// A file or rank digit: full-width, ASCII or kanji.
+fn digit_char(c: char) -> Option<u8> {
+    match c {
+        '1'..='9' => Some(c as u8 - b'0'),
+        '１'..='９' => Some((c as u32 - '１' as u32) as u8 + 1),
+        _ => "一二三四五六七八九"
+            .chars()
+            .position(|d| d == c)
+            .map(|d| d as u8 + 1),
+    }
+}
+
+/// The square of `file` (1–9) and `rank` (1–9, 一 = 1).
+fn square(file: u8, rank: u8) -> Square {
+    Square::index((file as usize - 1) * 9 + rank as usize - 1)
+}
+
+const MOVE_EXPECTED: &str =
+    "a move like `７六歩(77)`, `同　歩(77)`, `５五角打` or `７七桂成(85)`, or a final word like `投了`";
+
+/// Parses the move text of a numbered line (after the number) against `pos`.
+fn parse_move(
+    pos: &Position,
+    body: &str,
+    last_to: Option<Square>,
+    warnings: &mut Vec<String>,
+    number: usize,
+) -> Result<Move, String> {
+    let mut rest = body;
+    let to = if let Some(r) = rest.strip_prefix('同') {
+        rest = r.trim_start_matches(['　', ' ']);
+        last_to.ok_or_else(|| "a previous move for `同` to refer to".to_string())?
+    } else {
+        let mut chars = rest.chars();
+        let (Some(f), Some(r)) = (
+            chars.next().and_then(digit_char),
+            chars.next().and_then(digit_char),
+        ) else {
+            return Err(MOVE_EXPECTED.to_string());
+        };
+        rest = chars.as_str();
+        square(f, r)
+    };
+    let (piece, r) = parse_piece(rest).ok_or_else(|| MOVE_EXPECTED.to_string())?;
+    rest = r;
+    let mut promote = false;
+    let mut drop = false;
+    // KI2 direction words (右 左 直 上 引 寄 行) are skipped: the legal-move search
+    // below resolves the origin, and an ambiguous one is reported.
+    rest = rest.trim_start_matches(['右', '左', '直', '上', '引', '寄', '行']);
+    if let Some(r) = rest.strip_prefix("不成") {
+        rest = r;
+    } else if let Some(r) = rest.strip_prefix('成') {
+        promote = true;
+        rest = r;
+    } else if let Some(r) = rest.strip_prefix('打') {
+        drop = true;
+        rest = r;
+    }
+    if drop {
+        if piece.is_promoted() || piece == Piece::King {
+            return Err(format!("a piece that can be dropped ({MOVE_EXPECTED})"));
+        }
+        return Ok(Move::Drop { piece, to });
+    }
+    if let Some(r) = rest.strip_prefix('(') {
+        let b = r.as_bytes();
+        if b.len() >= 3 && b[2] == b')' {
+            if let (Some(f), Some(rk)) = (digit_char(b[0] as char), digit_char(b[1] as char)) {
+                let from = square(f, rk);
+                if let Some((_, on)) = pos.piece_on(from) {
+                    if on != piece {
+                        warnings.push(format!(
+                            "move {number}: the record names {} but {} stands on {from}; the origin decides",
+                            piece_name(piece),
+                            piece_name(on)
+                        ));
+                    }
+                }
+                return Ok(Move::BoardMove {
+                    from,
+                    to,
+                    promotion: promote,
+                });
+            }
+        }
+        return Err(format!("an origin like `(77)` ({MOVE_EXPECTED})"));
+    }
+    resolve_without_origin(pos, piece, to, promote)
+}
+
+/// KI2-style move: the unique legal move of `piece` to `to`.
+fn resolve_without_origin(
+    pos: &Position,
+    piece: Piece,
+    to: Square,
+    promote: bool,
+) -> Result<Move, String> {
+    let mut board_moves = Vec::new();
+    let mut drop = None;
+    pos.for_each_legal_move(|mv| match mv {
+        Move::BoardMove {
+            from,
+            to: t,
+            promotion,
+        } if t == to && promotion == promote && pos.piece_on(from).map(|p| p.1) == Some(piece) => {
+            board_moves.push(mv)
+        }
+        Move::Drop { piece: p, to: t } if t == to && p == piece && !promote => drop = Some(mv),
+        _ => {}
+    });
+    match (board_moves.len(), drop) {
+        (1, _) => Ok(board_moves[0]),
+        (0, Some(d)) => Ok(d),
+        (0, None) => Err(format!("a legal {} move to {to}", piece_name(piece))),
+        (n, _) => Err(format!(
+            "an origin like `(77)`: {n} {} can move to {to}",
+            piece_name(piece)
+        )),
+    }
+}
+
+/// Piece name at the start of `s` (two-character names first).
+fn parse_piece(s: &str) -> Option<(Piece, &str)> {
+    for (name, piece) in [
+        ("成香", Piece::PLance),
+        ("成桂", Piece::PKnight),
+        ("成銀", Piece::PSilver),
+    ] {
+        if let Some(r) = s.strip_prefix(name) {
+            return Some((piece, r));
+        }
+    }
+    let mut chars = s.chars();
+    let piece = piece_char(chars.next()?)?;
+    Some((piece, chars.as_str()))
+}
+
+fn piece_name(piece: Piece) -> &'static str {
+    match piece {
+        Piece::Pawn => "歩",
+        Piece::Lance => "香",
+        Piece::Knight => "桂",
+        Piece::Silver => "銀",
+        Piece::Gold => "金",
+        Piece::Bishop => "角",
+        Piece::Rook => "飛",
+        Piece::King => "玉",
+        Piece::Tokin => "と",
+        Piece::PLance => "成香",
+        Piece::PKnight => "成桂",
+        Piece::PSilver => "成銀",
+        Piece::PBishop => "馬",
+        Piece::PRook => "龍",
+    }
 }
