@@ -1,7 +1,7 @@
 //! Kisen records made from real games: every game of `../shared/kifu/edo-kif` that
 //! Kisen can hold and every line of `../shared/kifu/floodgate2016-openings.sfen`
 //! survive encode → decode unchanged; the fixtures in `fixtures/kisen/` (made the
-//! same way, see `fixtures/README-kisen.md`) read with known answers.
+//! same way, see `fixtures/README.md`) read with known answers.
 //!
 //! `KIFULEARN_WRITE_FIXTURES=1 cargo test --release --test kisen_roundtrip` rewrites
 //! the fixtures from `../shared/kifu`.

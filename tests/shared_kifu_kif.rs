@@ -1,7 +1,7 @@
 //! The KIF reader on the real records of `../shared/kifu/edo-kif` (skipped when the
 //! folder is absent), checked against cshogi 1.1's KIF parser: start SFEN, every
 //! move in USI and the winner for each game are in `fixtures/kif/edo-kif.cshogi.tsv`
-//! (made with `cshogi.KIF.Parser.parse_str`, see `fixtures/README-kisen.md`).
+//! (made with `cshogi.KIF.Parser.parse_str`, see `fixtures/README.md`).
 
 use std::path::{Path, PathBuf};
 
