@@ -645,3 +645,464 @@ fn hand_side(color: Color) -> usize {
         1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::decode_text;
+    use std::path::PathBuf;
+
+    const HIRATE: &str = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1";
+
+    fn fixture(name: &str) -> (String, PathBuf) {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        (decode_text(&bytes), path)
+    }
+
+    fn read_one(name: &str) -> Game {
+        let (text, path) = fixture(name);
+        let mut games = read(&text, &path);
+        assert_eq!(games.len(), 1, "{name}");
+        games.remove(0).unwrap()
+    }
+
+    fn usi_moves(game: &Game) -> Vec<String> {
+        game.moves.iter().map(|m| m.to_string()).collect()
+    }
+
+    fn read_str(text: &str) -> Vec<Result<Game, RecordError>> {
+        read(text, Path::new("t.csa"))
+    }
+
+    /// Expected values below were read from the same files with cshogi 1.1.0.
+    #[test]
+    fn lance_handicap_as_p1_board() {
+        let g = read_one("pro/kifu25654.csa");
+        assert_eq!(
+            g.start.to_sfen(),
+            "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+        );
+        assert_eq!(g.plies(), 103);
+        let m = usi_moves(&g);
+        assert_eq!((m[0].as_str(), m[102].as_str()), ("3c3d", "G*5h"));
+        assert_eq!(g.result, GameResult::Unknown);
+        assert_eq!(g.ending, Ending::Unfinished);
+        assert_eq!((g.black.as_deref(), g.white.as_deref()), (None, None));
+        assert_eq!(g.event.as_deref(), Some("その他の棋戦"));
+        assert!(g.warnings.is_empty());
+    }
+
+    #[test]
+    fn v3_pi_line_gives_the_same_game_as_the_p1_board() {
+        let board = read_one("pro/kifu25654.csa");
+        let pi = read_one("assembled/kifu25654-v3-pi.csa");
+        assert_eq!(pi.start, board.start);
+        assert_eq!(pi.moves, board.moves);
+        assert_eq!(pi.event, board.event);
+        assert!(pi.warnings.is_empty());
+    }
+
+    #[test]
+    fn pro_game_with_names_and_no_ending() {
+        let g = read_one("pro/kifu09136.csa");
+        assert_eq!(g.start.to_sfen(), HIRATE);
+        assert_eq!(g.plies(), 102);
+        let m = usi_moves(&g);
+        assert_eq!((m[0].as_str(), m[101].as_str()), ("7g7f", "3i3h"));
+        assert_eq!(g.black.as_deref(), Some("田丸昇"));
+        assert_eq!(g.white.as_deref(), Some("高橋道雄"));
+        assert_eq!(g.event.as_deref(), Some("順位戦"));
+        assert_eq!(g.ending, Ending::Unfinished);
+    }
+
+    #[test]
+    fn selfplay_endings_and_results() {
+        let cases = [
+            (
+                "w2_00152",
+                69,
+                "2g2f",
+                "5i4h",
+                GameResult::BlackWin,
+                Ending::Resign,
+            ),
+            (
+                "w1_00301",
+                75,
+                "7g7f",
+                "5e8e",
+                GameResult::BlackWin,
+                Ending::Resign,
+            ),
+            (
+                "w2_00049",
+                64,
+                "2g2f",
+                "B*4d",
+                GameResult::WhiteWin,
+                Ending::Resign,
+            ),
+            (
+                "w1_00119",
+                74,
+                "7g7f",
+                "7f7g+",
+                GameResult::WhiteWin,
+                Ending::Resign,
+            ),
+            (
+                "w2_00068",
+                30,
+                "7g7f",
+                "4d3c",
+                GameResult::Draw,
+                Ending::Repetition,
+            ),
+            (
+                "w2_00318",
+                39,
+                "7g7f",
+                "4h3g",
+                GameResult::Draw,
+                Ending::Repetition,
+            ),
+            (
+                "w1_00212",
+                256,
+                "7g7f",
+                "P*3d",
+                GameResult::Draw,
+                Ending::Impasse,
+            ),
+            (
+                "w1_00234",
+                256,
+                "7g7f",
+                "6g6f",
+                GameResult::Draw,
+                Ending::Impasse,
+            ),
+        ];
+        for (name, plies, first, last, result, ending) in cases {
+            let g = read_one(&format!("selfplay/fsf_selfplay_{name}.csa"));
+            let m = usi_moves(&g);
+            assert_eq!(g.plies(), plies, "{name}");
+            assert_eq!(m[0], first, "{name}");
+            assert_eq!(m[plies - 1], last, "{name}");
+            assert_eq!((g.result, g.ending), (result, ending), "{name}");
+            assert_eq!(g.black.as_deref(), Some("Fairy-Stockfish-11.1"));
+            assert_eq!(
+                g.event,
+                Some(format!("selfplay+fairy-stockfish-11.1+nodes40000+{name}"))
+            );
+            assert!(g.warnings.is_empty(), "{name}: {:?}", g.warnings);
+        }
+    }
+
+    #[test]
+    fn tournament_log_with_engine_comment_and_time_up_line() {
+        let g = read_one("tournament/wcsc23-day2-4-ponanza.csa");
+        assert_eq!(g.plies(), 65);
+        let m = usi_moves(&g);
+        assert_eq!((m[0].as_str(), m[64].as_str()), ("7g7f", "7h6g"));
+        assert_eq!(
+            (g.result, g.ending),
+            (GameResult::Unknown, Ending::Unfinished)
+        );
+        assert_eq!(g.black.as_deref(), Some("ponanza"));
+        assert_eq!(g.white.as_deref(), Some("TeamGPS"));
+        assert_eq!(g.event.as_deref(), Some("WCSC23_U4_PON_GPS"));
+        assert_eq!(
+            g.warnings,
+            [
+                "line 2: name written with a colon (\"N+:ponanza\"); colon dropped",
+                "line 3: name written with a colon (\"N-:TeamGPS\"); colon dropped",
+                "line 106: \"** 1248 -7667NG+7867OU-0055KE+6758OU-004\"... is not CSA; read as a comment",
+                "line 108: \"#TIME_UP\" is not CSA; read as a comment",
+            ]
+        );
+    }
+
+    #[test]
+    fn tournament_log_with_resign_line_after_the_ending() {
+        let g = read_one("tournament/wcsc22-day3-7-ponanza.csa");
+        assert_eq!(g.plies(), 87);
+        assert_eq!(usi_moves(&g)[86], "2a3a");
+        assert_eq!((g.result, g.ending), (GameResult::BlackWin, Ending::Resign));
+        assert_eq!(
+            g.warnings,
+            ["line 142: \"#RESIGN\" is not CSA; read as a comment"]
+        );
+    }
+
+    #[test]
+    fn tournament_logs_with_times_commas_and_no_ending() {
+        let g = read_one("tournament/olympiad2011-shokidoki-gps.csa");
+        assert_eq!(g.plies(), 80);
+        let m = usi_moves(&g);
+        assert_eq!((m[0].as_str(), m[79].as_str()), ("9g9f", "3h4i"));
+        assert_eq!((g.result, g.ending), (GameResult::WhiteWin, Ending::Resign));
+        assert_eq!(g.white.as_deref(), Some("gpsusione (smp) r2614"));
+
+        let g = read_one("tournament/040501.csa");
+        assert_eq!(g.plies(), 156);
+        assert_eq!(usi_moves(&g)[155], "1d2d");
+        assert_eq!(
+            (g.result, g.ending),
+            (GameResult::Unknown, Ending::Unfinished)
+        );
+        assert_eq!(
+            (g.black.as_deref(), g.white.as_deref()),
+            (Some("GPSSHOGI"), Some("ROBOT"))
+        );
+
+        let g = read_one("tournament/wcsc20-0504-7-gpsshogi-otsukishogi.csa");
+        assert_eq!(g.plies(), 75);
+        assert_eq!((g.result, g.ending), (GameResult::BlackWin, Ending::Resign));
+    }
+
+    #[test]
+    fn two_games_separated_by_slash() {
+        let (text, path) = fixture("assembled/selfplay-two-games.csa");
+        let games: Vec<Game> = read(&text, &path).into_iter().map(Result::unwrap).collect();
+        assert_eq!(games.len(), 2);
+        assert_eq!(
+            (games[0].plies(), games[0].result, games[0].source.index),
+            (74, GameResult::WhiteWin, 0)
+        );
+        assert_eq!(usi_moves(&games[0])[73], "B*6e");
+        assert_eq!(
+            (games[1].plies(), games[1].result, games[1].source.index),
+            (77, GameResult::BlackWin, 1)
+        );
+        assert_eq!(usi_moves(&games[1])[76], "5c6d");
+        assert_eq!(
+            games[1].event.as_deref(),
+            Some("selfplay+fairy-stockfish-11.1+nodes40000+w2_00041")
+        );
+    }
+
+    #[test]
+    fn crlf_reads_like_lf() {
+        let (text, path) = fixture("assembled/selfplay-two-games.csa");
+        let lf = read(&text, &path);
+        let crlf = read(&text.replace('\n', "\r\n"), &path);
+        assert_eq!(lf, crlf);
+        assert!(lf.iter().all(Result::is_ok));
+    }
+
+    fn replace_line(text: &str, old: &str, new: &str) -> (String, usize) {
+        let n = text.lines().position(|l| l == old).unwrap();
+        let lines: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| if i == n { new } else { l })
+            .collect();
+        (lines.join("\n"), n + 1)
+    }
+
+    /// Breaks the first game of the two-game file; the second must still be read.
+    fn first_game_error(old: &str, new: &str) -> String {
+        let (text, path) = fixture("assembled/selfplay-two-games.csa");
+        let (text, _) = replace_line(&text, old, new);
+        let games = read(&text, &path);
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].as_ref().unwrap().plies(), 77);
+        games[0].as_ref().unwrap_err().to_string()
+    }
+
+    fn at(line: usize) -> String {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/assembled/selfplay-two-games.csa");
+        format!("{}:line {line}", path.display())
+    }
+
+    #[test]
+    fn illegal_move_names_file_line_and_position() {
+        assert_eq!(
+            first_game_error("+7776FU", "+7775FU"),
+            format!(
+                "{}: found \"+7775FU\", expected a legal move (illegal move 7g7e in position {HIRATE})",
+                at(17)
+            )
+        );
+    }
+
+    #[test]
+    fn unknown_piece_code() {
+        assert_eq!(
+            first_game_error("+7776FU", "+7776XX"),
+            format!(
+                "{}: found \"+7776XX\", expected a CSA piece code (FU KY KE GI KI KA HI OU TO NY NK NG UM RY)",
+                at(17)
+            )
+        );
+    }
+
+    #[test]
+    fn piece_code_not_matching_the_board() {
+        assert_eq!(
+            first_game_error("+7776FU", "+7776KI"),
+            format!(
+                "{}: found \"+7776KI\", expected a legal move (the piece on 77 is FU, not KI)",
+                at(17)
+            )
+        );
+    }
+
+    #[test]
+    fn move_by_the_wrong_side() {
+        assert_eq!(
+            first_game_error("+7776FU", "-7776FU"),
+            format!(
+                "{}: found \"-7776FU\", expected a move by black (+)",
+                at(17)
+            )
+        );
+    }
+
+    #[test]
+    fn malformed_lines() {
+        assert_eq!(
+            first_game_error("+7776FU", "X7776FU"),
+            format!(
+                "{}: found \"X7776FU\", expected a CSA line (V, N+, N-, $, P, +, -, T, %, ' or /)",
+                at(17)
+            )
+        );
+        assert_eq!(
+            first_game_error("P5 *  *  *  *  *  *  *  *  * ", "P5 *  * "),
+            format!(
+                "{}: found \"P5 *  *\", expected 9 squares of 3 characters each (' * ' or a piece such as +FU)",
+                at(11)
+            )
+        );
+        assert_eq!(
+            first_game_error("+7776FU", "+7776F"),
+            format!(
+                "{}: found \"+7776F\", expected a move of 7 characters: side, origin (00 for a drop), destination, piece (e.g. +7776FU)",
+                at(17)
+            )
+        );
+        assert_eq!(
+            first_game_error("+", "+7776FU"),
+            format!(
+                "{}: found \"+7776FU\", expected the start position and the turn line (+ or -) before any move",
+                at(16)
+            )
+        );
+    }
+
+    #[test]
+    fn nothing_but_times_after_the_ending() {
+        let games = read_str("PI\n+\n+7776FU\n%TORYO\nT3\n-3334FU\n");
+        assert_eq!(
+            games[0].as_ref().unwrap_err().to_string(),
+            "t.csa:line 6: found \"-3334FU\", expected only times and comments after the ending (or / before another game)"
+        );
+    }
+
+    #[test]
+    fn empty_and_positionless_texts() {
+        assert_eq!(
+            read_str("")[0].as_ref().unwrap_err().to_string(),
+            "t.csa:line 1: found \"end of file\", expected a CSA game (a start position such as PI or P1-P9, then moves)"
+        );
+        assert_eq!(
+            read_str("V2.2\nN+a\nN-b\n")[0].as_ref().unwrap_err().to_string(),
+            "t.csa:line 3: found \"end of game\", expected a start position (PI or P1-P9) and the turn line (+ or -)"
+        );
+        // A trailing separator and comments alone make no game.
+        assert_eq!(read_str("PI\n+\n/\n'notes\n").len(), 1);
+    }
+
+    #[test]
+    fn pi_with_rook_and_bishop_removed() {
+        let g = read_str("V2.2\nPI82HI22KA\n-\n-3334FU\n+7776FU\n")
+            .remove(0)
+            .unwrap();
+        assert_eq!(
+            g.start.to_sfen(),
+            "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+        );
+        assert_eq!(usi_moves(&g), ["3c3d", "7g7f"]);
+        assert_eq!(
+            read_str("PI82KA\n-\n")[0].as_ref().unwrap_err().to_string(),
+            "t.csa:line 1: found \"82KA\", expected a piece of the even-game position to remove (there is no KA on 82)"
+        );
+    }
+
+    #[test]
+    fn piece_lines_with_all_remaining_pieces_in_hand() {
+        let g = read_str("P-51OU\nP+53FU59OU\nP+00KI\nP-00AL\n+\n+0052KI\n%TSUMI\n")
+            .remove(0)
+            .unwrap();
+        assert_eq!(
+            g.start.to_sfen(),
+            "4k4/9/4P4/9/9/9/9/9/4K4 b G2r2b3g4s4n4l17p 1"
+        );
+        assert_eq!(usi_moves(&g), ["G*5b"]);
+        assert_eq!(
+            (g.result, &g.ending),
+            (GameResult::BlackWin, &Ending::Checkmate)
+        );
+        let (end, _) = g.positions().last().unwrap();
+        assert!(end.is_checkmate());
+    }
+
+    #[test]
+    fn every_ending_code() {
+        // After one move White is to move: the `%` "move" is White's.
+        let cases = [
+            ("TORYO", Ending::Resign, GameResult::BlackWin),
+            ("TSUMI", Ending::Checkmate, GameResult::BlackWin),
+            ("TIME_UP", Ending::TimeUp, GameResult::BlackWin),
+            ("ILLEGAL_MOVE", Ending::IllegalMove, GameResult::BlackWin),
+            (
+                "+ILLEGAL_ACTION",
+                Ending::IllegalAction(Color::Black),
+                GameResult::WhiteWin,
+            ),
+            (
+                "-ILLEGAL_ACTION",
+                Ending::IllegalAction(Color::White),
+                GameResult::BlackWin,
+            ),
+            ("KACHI", Ending::EnteringKingWin, GameResult::WhiteWin),
+            ("SENNICHITE", Ending::Repetition, GameResult::Draw),
+            ("JISHOGI", Ending::Impasse, GameResult::Draw),
+            ("MAX_MOVES", Ending::MaxMoves, GameResult::Draw),
+            (
+                "HIKIWAKE",
+                Ending::Other("HIKIWAKE".into()),
+                GameResult::Draw,
+            ),
+            ("CHUDAN", Ending::Interrupted, GameResult::Unknown),
+        ];
+        for (code, ending, result) in cases {
+            let g = read_str(&format!("V3.0\nPI\n+\n+7776FU,T1.5\n%{code},T0.25\n"))
+                .remove(0)
+                .unwrap();
+            assert_eq!((g.ending, g.result), (ending, result), "{code}");
+            assert!(g.warnings.is_empty());
+        }
+        let g = read_str("PI\n+\n%FOO\n").remove(0).unwrap();
+        assert_eq!(g.ending, Ending::Other("FOO".into()));
+        assert_eq!(
+            g.warnings,
+            ["line 3: unknown ending \"%FOO\"; result unknown"]
+        );
+    }
+
+    #[test]
+    fn several_statements_on_one_line() {
+        let g =
+            read_str("PI\n+\n+7776FU,T12,-3334FU,T3,'a comment, with a comma\n+8822UM,-3122GI\n")
+                .remove(0)
+                .unwrap();
+        assert_eq!(usi_moves(&g), ["7g7f", "3c3d", "8h2b+", "3a2b"]);
+    }
+}

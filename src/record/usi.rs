@@ -85,3 +85,91 @@ fn replay<'a>(
     }
     Ok(game)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn read_str(text: &str) -> Vec<Result<Game, RecordError>> {
+        read(text, Path::new("t.sfen"))
+    }
+
+    fn usi_moves(game: &Game) -> Vec<String> {
+        game.moves.iter().map(|m| m.to_string()).collect()
+    }
+
+    #[test]
+    fn floodgate_opening_lines() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/floodgate-30.sfen");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let games = read(&text, &path);
+        assert_eq!(games.len(), 30);
+        for (i, g) in games.iter().enumerate() {
+            let g = g.as_ref().unwrap();
+            assert_eq!(g.plies(), 24);
+            assert_eq!(g.source.index, i);
+            assert_eq!(
+                (g.result, &g.ending),
+                (GameResult::Unknown, &Ending::Unfinished)
+            );
+            // Writing the game back gives the line read.
+            assert_eq!(g.to_usi(), text.lines().nth(i).unwrap().trim());
+        }
+        let first = games[0].as_ref().unwrap();
+        assert_eq!(usi_moves(first)[0], "7g7f");
+        assert_eq!(usi_moves(first)[23], "2b5e");
+        assert_eq!(usi_moves(games[29].as_ref().unwrap())[23], "4c4d");
+    }
+
+    #[test]
+    fn position_prefix_sfen_start_and_comments() {
+        let games = read_str(
+            "# openings\n\
+             position startpos moves 7g7f 3c3d\n\
+             \n\
+             sfen lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1 moves 3c3d 7g7f\n\
+             position sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1\n\
+             startpos\n",
+        );
+        let games: Vec<Game> = games.into_iter().map(Result::unwrap).collect();
+        assert_eq!(games.len(), 4);
+        assert_eq!(usi_moves(&games[0]), ["7g7f", "3c3d"]);
+        assert_eq!(
+            games[1].start.to_sfen(),
+            "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+        );
+        assert_eq!(usi_moves(&games[1]), ["3c3d", "7g7f"]);
+        assert_eq!(games[2].plies(), 0);
+        assert_eq!(games[2].to_usi(), "startpos");
+        assert_eq!(games[3].source.index, 3);
+    }
+
+    #[test]
+    fn errors_name_the_line_and_keep_the_other_games() {
+        let games = read_str(
+            "startpos moves 7g7f 3c3d\n\
+             startpos moves 7g7f 3c3d 7g7e\n\
+             startpos moves 7g7f 3c3d 2g2f\n\
+             kifu 7g7f\n\
+             sfen lnsgkgsnl/9 b - 1 moves 7g7f\n\
+             startpos 7g7f\n",
+        );
+        assert_eq!(games.len(), 6);
+        assert_eq!(games[0].as_ref().unwrap().plies(), 2);
+        assert_eq!(games[2].as_ref().unwrap().plies(), 3);
+        let errors: Vec<String> = games
+            .iter()
+            .filter_map(|g| g.as_ref().err().map(|e| e.to_string()))
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                "t.sfen:line 2: found \"7g7e\", expected a legal move (illegal move 7g7e in position lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3)",
+                "t.sfen:line 4: found \"kifu 7g7f\", expected a USI position line: startpos [moves ...] or sfen BOARD SIDE HANDS NUMBER [moves ...]",
+                "t.sfen:line 5: found \"lnsgkgsnl/9 b - 1\", expected a valid SFEN (invalid SFEN \"lnsgkgsnl/9 b - 1\": expected 9 ranks separated by '/', found 2)",
+                "t.sfen:line 6: found \"7g7f\", expected \"moves\" or the end of the line after startpos",
+            ]
+        );
+    }
+}
