@@ -172,13 +172,26 @@ impl Position {
         self.board.same_position(&other.board)
     }
 
-    /// Is `mv` legal here, including the hand, double pawns and pawn-drop mate?
+    /// Is `mv` legal here, including the hand, promotion, double pawns and pawn-drop mate?
     pub fn is_legal(&self, mv: Move) -> bool {
-        // haitaka's `is_legal_drop` does not look at the hand, so check it first.
-        if let Move::Drop { piece, .. } = mv {
-            if piece == Piece::King || self.board.num_in_hand(self.side_to_move(), piece) == 0 {
-                return false;
+        match mv {
+            // haitaka's `is_legal_drop` does not look at the hand.
+            Move::Drop { piece, .. } => {
+                if piece == Piece::King || self.board.num_in_hand(self.side_to_move(), piece) == 0 {
+                    return false;
+                }
             }
+            // haitaka's `is_legal_board_move` lets an already promoted piece "promote" again.
+            Move::BoardMove {
+                from,
+                promotion: true,
+                ..
+            } => {
+                if !self.board.piece_on(from).is_some_and(Piece::is_promotable) {
+                    return false;
+                }
+            }
+            Move::BoardMove { .. } => {}
         }
         if !self.board.is_legal(mv) {
             return false;
