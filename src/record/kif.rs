@@ -953,7 +953,7 @@ mod tests {
         );
         assert_eq!(
             err(&format!("{HEAD}   1 同　歩(77)\n")),
-            "t.kif:line 6: found \"1 同\\u{3000}歩(77)\", expected a previous move for `同` to refer to"
+            "t.kif:line 6: found \"1 同　歩(77)\", expected a previous move for `同` to refer to"
         );
         assert_eq!(
             err(&format!("{HEAD}   1 投了\n   2 ７六歩(77)\n")),

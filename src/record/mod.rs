@@ -226,7 +226,7 @@ pub enum Location {
 
 /// A game that could not be read: the file, where, the text found and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}:{}: found {found:?}, expected {expected}", path.display(), match location { Location::Line(n) => format!("line {n}"), Location::Byte(b) => format!("byte {b}") })]
+#[error("{}:{}: found \"{}\", expected {expected}", path.display(), match location { Location::Line(n) => format!("line {n}"), Location::Byte(b) => format!("byte {b}") }, found.escape_default_ascii_controls())]
 pub struct RecordError {
     /// The file.
     pub path: PathBuf,
@@ -236,6 +236,26 @@ pub struct RecordError {
     pub found: String,
     /// What the reader expected instead.
     pub expected: String,
+}
+
+/// Shows record text as written (kanji and full-width spaces stay readable),
+/// escaping only quotes, backslashes and control characters.
+trait EscapeControls {
+    fn escape_default_ascii_controls(&self) -> String;
+}
+
+impl EscapeControls for String {
+    fn escape_default_ascii_controls(&self) -> String {
+        let mut out = String::with_capacity(self.len());
+        for c in self.chars() {
+            if c.is_control() || c == '"' || c == '\\' {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
 }
 
 impl RecordError {
