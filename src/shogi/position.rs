@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use haitaka::{Board, Color, Move, Piece, Square};
+use haitaka::{Board, Color, Move, Piece, PieceMoves, Square};
 
 /// Pieces that can be held in hand, in SFEN's hand order (R B G S N L P).
 pub const HAND_PIECES: [Piece; 7] = [
@@ -199,8 +199,8 @@ impl Position {
         !self.is_pawn_drop_mate(mv)
     }
 
-    /// A pawn drop that checkmates is illegal (打ち歩詰め). `haitaka`'s move
-    /// generator knows this, but its `is_legal` does not, so we check it here.
+    /// A pawn drop that checkmates is illegal (打ち歩詰め). `haitaka`'s `is_legal`
+    /// does not check it and its generator misses some cases, so we check it here.
     fn is_pawn_drop_mate(&self, mv: Move) -> bool {
         let Move::Drop {
             piece: Piece::Pawn,
@@ -262,12 +262,37 @@ impl Position {
     /// Calls `f` with every legal move (board moves and drops), without allocating.
     #[inline]
     pub fn for_each_legal_move(&self, mut f: impl FnMut(Move)) {
+        let mate_drop = self.pawn_drop_mate_square();
         self.board.generate_moves(|moves| {
             for mv in moves {
+                if mate_drop.is_some() && is_pawn_drop_to(moves, mv, mate_drop) {
+                    continue;
+                }
                 f(mv);
             }
             false
         });
+    }
+
+    /// The square where a pawn drop would be an illegal mate, if there is one.
+    ///
+    /// `haitaka`'s generator is meant to leave such drops out but does not
+    /// always (a test below has a real position where it yields one), so every
+    /// move list from this type is filtered here. Only the square in front of
+    /// the enemy king can hold a mating pawn drop, so this costs one lookup in
+    /// almost every position.
+    fn pawn_drop_mate_square(&self) -> Option<Square> {
+        let us = self.side_to_move();
+        if self.hand_count(us, Piece::Pawn) == 0 {
+            return None;
+        }
+        let king = self.board.colored_pieces(!us, Piece::King).next_square()?;
+        let front = king.try_offset(0, if us == Color::Black { 1 } else { -1 })?;
+        let mv = Move::Drop {
+            piece: Piece::Pawn,
+            to: front,
+        };
+        (self.board.is_legal(mv) && self.is_pawn_drop_mate(mv)).then_some(front)
     }
 
     /// Appends every legal move to `out` (cleared first): reuse one buffer on hot paths.
@@ -286,9 +311,21 @@ impl Position {
     /// Number of legal moves, counted in bulk.
     #[inline]
     pub fn count_legal_moves(&self) -> usize {
+        let mate_drop = self.pawn_drop_mate_square();
         let mut n = 0;
         self.board.generate_moves(|moves| {
             n += moves.into_iter().len();
+            if let (
+                Some(sq),
+                PieceMoves::Drops {
+                    piece: Piece::Pawn,
+                    to,
+                    ..
+                },
+            ) = (mate_drop, moves)
+            {
+                n -= to.has(sq) as usize;
+            }
             false
         });
         n
@@ -327,6 +364,18 @@ impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.board)
     }
+}
+
+/// Is `mv` a pawn drop onto `square`, from a drop list?
+#[inline(always)]
+fn is_pawn_drop_to(moves: PieceMoves, mv: Move, square: Option<Square>) -> bool {
+    matches!(
+        moves,
+        PieceMoves::Drops {
+            piece: Piece::Pawn,
+            ..
+        }
+    ) && Some(mv.to()) == square
 }
 
 /// Parses USI move text (`7g7f`, `8h2b+`, `G*5b`) without looking at a position.
@@ -576,6 +625,30 @@ mod tests {
         // The same drop without the gold is a plain check: legal.
         let pos = Position::from_sfen("7nk/9/9/9/9/9/9/9/4K4 b P 1").unwrap();
         assert!(pos.is_legal(mate));
+    }
+
+    #[test]
+    fn generated_moves_leave_out_a_pawn_drop_mate_haitaka_lets_through() {
+        // A real position (from a match against Fairy-Stockfish) where haitaka's
+        // generator yields the mating drop P*7f.
+        let pos = Position::from_sfen(
+            "p3pp1p1/1+S1p2k1l/2+L5n/1p1g2g1p/P1s5s/6p1g/LPK2+p+p+b+n/7+rg/1+b1L3+pr w Nsn5p 230",
+        )
+        .unwrap();
+        let mate = parse_usi_move("P*7f").unwrap();
+        assert!(!pos.is_legal(mate));
+        assert!(!pos.legal_moves().contains(&mate));
+        assert_eq!(pos.count_legal_moves(), pos.legal_moves().len());
+        let mut raw = 0;
+        pos.board().generate_moves(|m| {
+            raw += m.into_iter().len();
+            false
+        });
+        assert_eq!(
+            raw,
+            pos.count_legal_moves() + 1,
+            "haitaka still yields the drop"
+        );
     }
 
     #[test]
