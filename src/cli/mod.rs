@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod evaluate;
 mod perft;
+mod usi;
 
 /// Learn a shogi evaluation function from game records, and play it over USI.
 #[derive(Parser)]
@@ -18,6 +20,10 @@ struct Cli {
 enum Command {
     /// Count the leaf nodes of the legal-move tree (checks the move generator).
     Perft(perft::Args),
+    /// Play over the USI protocol on stdin/stdout.
+    Usi(usi::Args),
+    /// Top-1/3/5 agreement of an evaluator's move ranking with the moves of games.
+    Evaluate(evaluate::Args),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -25,6 +31,8 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
+        Command::Usi(args) => usi::run(args),
+        Command::Evaluate(args) => evaluate::run(args),
     };
     match result {
         Ok(code) => code,
