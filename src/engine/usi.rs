@@ -13,6 +13,8 @@
 //!   `ponderhit`, for ponder). A `position`/`go`/`setoption`/`usinewgame` arriving
 //!   during such a search stops it first; during a finite search it waits for it.
 //! - End of input acts as `quit`, except that a finite search is allowed to finish.
+//! - A `go` without any limit (no depth, nodes, clock, move time) searches until
+//!   `stop`, like `go infinite`.
 //! - `bestmove resign` when the side to move has no legal move; `bestmove win`
 //!   when it may declare an entering-king win ([`can_declare_win`]).
 //! - Time: with a clock, a move may use `time/30 + inc + byoyomi` minus a safety
@@ -535,9 +537,12 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             hard_time,
         };
         let control = Arc::new(Control::new());
+        // A `go` with no limit at all searches until `stop`, like `go infinite`.
+        let unlimited =
+            limits.depth.is_none() && limits.nodes.is_none() && limits.hard_time.is_none();
         control
             .untimed
-            .store(go.infinite || go.ponder, Ordering::Relaxed);
+            .store(go.infinite || go.ponder || unlimited, Ordering::Relaxed);
         let seed = self
             .options
             .noise_seed
@@ -642,4 +647,211 @@ pub fn run<R: BufRead, W: Write + Send + 'static>(
     }
     engine.finish_search(false);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer the test keeps a handle on while the engine owns a clone.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn session(script: &str) -> Vec<String> {
+        let out = Shared::default();
+        run(script.as_bytes(), out.clone(), EvalChoice::Material).unwrap();
+        let bytes = out.0.lock().unwrap().clone();
+        String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn bestmoves(lines: &[String]) -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("bestmove"))
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn handshake_lists_options_and_answers_isready() {
+        let lines = session("usi\nisready\nquit\n");
+        assert_eq!(
+            lines[0],
+            format!("id name kifulearn {}", env!("CARGO_PKG_VERSION"))
+        );
+        assert!(lines.contains(&"option name USI_Hash type spin default 16 min 1 max 4096".into()));
+        assert!(lines.contains(&"option name ModelFile type string default material".into()));
+        let usiok = lines.iter().position(|l| l == "usiok").unwrap();
+        assert_eq!(lines[usiok + 1], "readyok");
+    }
+
+    #[test]
+    fn garbage_is_explained_and_the_engine_keeps_answering() {
+        let lines = session("hello world\n\n   \nsetoption\nsetoption name Depth value x\nposition\nposition sfen garbage b - 1\ngo depth zz\nisready\n");
+        assert_eq!(lines[0], "info string unknown command ignored: hello world");
+        assert_eq!(
+            lines[1],
+            "info string setoption needs: setoption name NAME [value VALUE]"
+        );
+        assert_eq!(
+            lines[2],
+            "info string option Depth needs a number from 0 to 64, got x"
+        );
+        assert_eq!(
+            lines[3],
+            "info string position ignored: position needs: position startpos|sfen SFEN [moves ...]"
+        );
+        assert!(
+            lines[4].starts_with("info string position ignored: invalid SFEN"),
+            "{}",
+            lines[4]
+        );
+        assert_eq!(lines[5], "info string go: depth needs a number");
+        assert!(lines.contains(&"readyok".to_string()));
+        // The bare `go` left after the complaint still searches from the start position.
+        let best = bestmoves(&lines);
+        assert_eq!(best.len(), 1, "{lines:?}");
+    }
+
+    #[test]
+    fn illegal_move_in_position_is_reported_and_the_position_kept() {
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        engine.handle_line("position startpos moves 7g7f 3c3d");
+        let before = engine.position().to_sfen();
+        engine.handle_line("position startpos moves 7g7f 7g7f");
+        assert_eq!(engine.position().to_sfen(), before);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "info string position ignored: move 7g7f (2) is not legal in \
+             lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\n"
+        );
+        engine.handle_line("position startpos moves 9z9z");
+        assert_eq!(engine.position().to_sfen(), before);
+    }
+
+    #[test]
+    fn infinite_search_waits_for_stop_and_isready_is_answered_meanwhile() {
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        engine.handle_line("position startpos moves 7g7f 8c8d");
+        engine.handle_line("go infinite");
+        std::thread::sleep(Duration::from_millis(300));
+        engine.handle_line("isready");
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("readyok"));
+        assert!(!text.contains("bestmove"), "{text}");
+        engine.handle_line("stop");
+        engine.finish_search(false);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let best = text.lines().find(|l| l.starts_with("bestmove")).unwrap();
+        let mv = best.split_whitespace().nth(1).unwrap();
+        assert!(engine.position().parse_move(mv).is_ok(), "{best}");
+        assert!(text.contains("info depth 1 seldepth"), "{text}");
+    }
+
+    #[test]
+    fn mated_side_resigns_and_mate_in_one_is_reported_as_mate() {
+        let lines = session(
+            "position sfen 4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1\ngo depth 3\n\
+             position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\ngo depth 3\n",
+        );
+        let best = bestmoves(&lines);
+        assert_eq!(best[0], "bestmove resign");
+        assert!(best[1].starts_with("bestmove G*5b"), "{best:?}");
+        assert!(lines.iter().any(|l| l.starts_with("info depth 1 ")
+            && l.contains("score mate 1 ")
+            && l.ends_with("pv G*5b")));
+    }
+
+    #[test]
+    fn entering_king_declares_a_win() {
+        let lines =
+            session("position sfen GGSS4k/+P+PSS+R+BK2/9/9/9/9/9/9/9 b 10P 1\ngo depth 2\n");
+        assert_eq!(bestmoves(&lines), vec!["bestmove win".to_string()]);
+    }
+
+    #[test]
+    fn ponder_waits_for_ponderhit_then_answers_within_its_time() {
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        engine.handle_line("position startpos moves 2g2f 8c8d");
+        engine.handle_line("go ponder btime 0 wtime 0 byoyomi 400");
+        std::thread::sleep(Duration::from_millis(600));
+        assert!(!String::from_utf8(out.0.lock().unwrap().clone())
+            .unwrap()
+            .contains("bestmove"));
+        let t = Instant::now();
+        engine.handle_line("ponderhit");
+        engine.finish_search(false);
+        assert!(
+            t.elapsed() < Duration::from_millis(400),
+            "{:?}",
+            t.elapsed()
+        );
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("bestmove")).count(),
+            1
+        );
+    }
+
+    #[test]
+    fn options_are_applied_and_a_model_file_is_refused_honestly() {
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        for line in [
+            "setoption name USI_Hash value 32",
+            "setoption name EvalNoise value 40",
+            "setoption name Depth value 2",
+            "setoption name USI_Ponder value true",
+            "setoption name ModelFile value /nonexistent/model.txt",
+        ] {
+            engine.handle_line(line);
+        }
+        let o = engine.options().clone();
+        assert_eq!(
+            (o.hash_mb, o.eval_noise, o.depth, o.ponder),
+            (32, 40, 2, true)
+        );
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "info string model files not supported yet: /nonexistent/model.txt\n"
+        );
+        assert!(UsiEngine::new(Shared::default(), EvalChoice::parse("x.model")).is_err());
+    }
+
+    #[test]
+    fn time_limits_keep_a_margin() {
+        let (go, bad) = Go::parse(&["btime", "0", "wtime", "0", "byoyomi", "1000"]);
+        assert!(bad.is_empty());
+        let (soft, hard) = go.time_limits(crate::shogi::Color::Black);
+        assert_eq!(hard, Some(Duration::from_millis(1000 - MARGIN_MS)));
+        assert_eq!(
+            soft,
+            Some(Duration::from_millis((1000 - MARGIN_MS) * 6 / 10))
+        );
+        let (go, _) = Go::parse(&["btime", "60000", "wtime", "100", "binc", "0"]);
+        let (_, hard) = go.time_limits(crate::shogi::Color::White);
+        // 100 ms left with no byoyomi: use almost nothing rather than lose on time.
+        assert_eq!(hard, Some(Duration::from_millis(10)));
+        let (_, hard) = go.time_limits(crate::shogi::Color::Black);
+        assert_eq!(hard, Some(Duration::from_millis(2000 - MARGIN_MS)));
+    }
 }
