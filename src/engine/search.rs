@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use haitaka::PieceMoves;
 
 use crate::eval::Evaluator;
-use crate::shogi::{piece_value, Move, Position};
+use crate::shogi::{piece_value, Color, Move, Piece, Position};
 
 /// Score of a side that mates now; a mate in `n` plies is `MATE − n`.
 pub const MATE: i32 = 32_000;
@@ -163,6 +163,33 @@ pub fn game_path(start: &Position, moves: &[Move]) -> Vec<PathEntry> {
         path.push(PathEntry::of(&pos));
     }
     path
+}
+
+/// Calls `f` with every legal move of `pos`.
+///
+/// `haitaka`'s generator (behind [`Position::for_each_legal_move`]) lets some
+/// pawn-drop mates (打ち歩詰め) through, e.g. `P*7f` in
+/// `p3pp1p1/1+S1p2k1l/2+L5n/1p1g2g1p/P1s5s/6p1g/LPK2+p+p+b+n/7+rg/1+b1L3+pr w Nsn5p 230`
+/// (found by the match referee). Only a pawn dropped right in front of the enemy
+/// king can be one, so that single square is checked with [`Position::is_legal`].
+#[inline]
+pub fn for_each_playable_move(pos: &Position, mut f: impl FnMut(Move)) {
+    let us = pos.side_to_move();
+    let front_of_king = pos
+        .king(!us)
+        .try_offset(0, if us == Color::Black { 1 } else { -1 });
+    pos.for_each_legal_move(|mv| {
+        if let Move::Drop {
+            piece: Piece::Pawn,
+            to,
+        } = mv
+        {
+            if Some(to) == front_of_king && !pos.is_legal(mv) {
+                return;
+            }
+        }
+        f(mv)
+    });
 }
 
 /// How a repetition ends, for the side to move in the repeated position.
@@ -353,7 +380,9 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         self.path.push(PathEntry::of(pos));
         let root_len = self.path.len();
         let mut root_moves: Vec<(Move, i32)> = Vec::new();
-        pos.for_each_legal_move(|mv| root_moves.push((mv, self.order_score(pos, mv, None, 0))));
+        for_each_playable_move(pos, |mv| {
+            root_moves.push((mv, self.order_score(pos, mv, None, 0)))
+        });
         root_moves.sort_by_key(|&(_, s)| -s);
         let mut result = SearchResult {
             best: root_moves.first().map(|&(mv, _)| mv),
@@ -538,7 +567,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         let mut moves = std::mem::take(&mut self.move_buffers[ply]);
         moves.clear();
-        pos.for_each_legal_move(|mv| moves.push((mv, 0)));
+        for_each_playable_move(pos, |mv| moves.push((mv, 0)));
         if moves.is_empty() {
             self.move_buffers[ply] = moves;
             return -(MATE - ply as i32);
@@ -619,7 +648,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         moves.clear();
         let mut best;
         if in_check {
-            pos.for_each_legal_move(|mv| moves.push((mv, 0)));
+            for_each_playable_move(pos, |mv| moves.push((mv, 0)));
             if moves.is_empty() {
                 self.move_buffers[ply] = moves;
                 return -(MATE - ply as i32);
@@ -757,6 +786,23 @@ mod tests {
         assert_eq!(find_repetition(&path[..6]), Some(Repetition::Win));
         // After 6b6c Black is to move in a repeated position and gave every check.
         assert_eq!(find_repetition(&path), Some(Repetition::Loss));
+    }
+
+    #[test]
+    fn pawn_drop_mate_let_through_by_the_generator_is_filtered() {
+        // From a match game: White's P*7f would mate; haitaka generates it anyway.
+        let sfen =
+            "p3pp1p1/1+S1p2k1l/2+L5n/1p1g2g1p/P1s5s/6p1g/LPK2+p+p+b+n/7+rg/1+b1L3+pr w Nsn5p 230";
+        let pos = Position::from_sfen(sfen).unwrap();
+        let drop = crate::shogi::parse_usi_move("P*7f").unwrap();
+        let mut ours = Vec::new();
+        for_each_playable_move(&pos, |mv| ours.push(mv));
+        assert!(!ours.contains(&drop));
+        assert_eq!(ours.len() + 1, pos.count_legal_moves());
+        for depth in 1..=3 {
+            let r = run(sfen, depth);
+            assert!(pos.is_legal(r.best.unwrap()), "depth {depth}: {:?}", r.best);
+        }
     }
 
     #[test]
