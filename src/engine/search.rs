@@ -13,9 +13,9 @@
 //! - Move ordering: hash move, captures by MVV-LVA (most valuable victim, least
 //!   valuable attacker), two killer moves per ply, then the rest; at the root the
 //!   best move of the previous iteration first.
-//! - Mate scores: a side with no legal move has lost ([`MATE`] − ply); a pawn-drop
-//!   mate is never generated (haitaka's generator excludes it), so it cannot be
-//!   searched as a win.
+//! - Mate scores: a side with no legal move has lost ([`MATE`] − ply). A pawn-drop
+//!   mate is illegal; haitaka's generator lets some through, so every node takes its
+//!   moves from [`for_each_playable_move`], which removes them.
 //! - Repetition (千日手): every position of the game and of the search path is
 //!   kept with its hash and whether the side to move is in check. A position that
 //!   repeats one with the same side to move (four-fold in a real game; the first
