@@ -98,7 +98,7 @@ pub struct Limits {
     pub nodes: Option<u64>,
     /// No new iteration starts after this time.
     pub soft_time: Option<Duration>,
-    /// The search aborts at this time (measured from [`Control::time_origin`]).
+    /// The search aborts at this time (measured from [`Control::time_origin_ms`]).
     pub hard_time: Option<Duration>,
 }
 
