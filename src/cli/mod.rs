@@ -5,7 +5,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod games;
+mod evaluate;
 mod perft;
+mod usi;
 
 /// Learn a shogi evaluation function from game records, and play it over USI.
 #[derive(Parser)]
@@ -21,6 +23,10 @@ enum Command {
     Perft(perft::Args),
     /// Read game records and report the games read and the errors, per file.
     Games(games::Args),
+    /// Play over the USI protocol on stdin/stdout.
+    Usi(usi::Args),
+    /// Top-1/3/5 agreement of an evaluator's move ranking with the moves of games.
+    Evaluate(evaluate::Args),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -29,6 +35,8 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
         Command::Games(args) => games::run(args),
+        Command::Usi(args) => usi::run(args),
+        Command::Evaluate(args) => evaluate::run(args),
     };
     match result {
         Ok(code) => code,

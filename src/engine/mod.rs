@@ -1,1 +1,14 @@
-//! (work in progress)
+//! The playing side of kifulearn: search, the USI protocol, and move agreement.
+//!
+//! - [`search`] searches with any [`crate::eval::Evaluator`] handed in; it never parses or prints.
+//! - [`usi`] speaks the USI protocol only, and runs the search on its own thread.
+//! - [`evaluators`] wraps an evaluator with a scale or with noise (as Mecha-Joshi did).
+//! - [`declaration`] decides the entering-king declaration (入玉宣言, 27-point rule).
+//! - [`agreement`] ranks the legal moves of game positions and measures how often the
+//!   move played is among the evaluator's top moves.
+
+pub mod agreement;
+pub mod declaration;
+pub mod evaluators;
+pub mod search;
+pub mod usi;

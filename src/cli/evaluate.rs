@@ -1,0 +1,89 @@
+//! `kifulearn evaluate --model MODEL [--depth N] [--csv FILE] GAMES...`: move agreement.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use kifulearn::engine::agreement::{games_agreement, Agreement};
+use kifulearn::engine::usi::{load_evaluator, EvalChoice};
+use kifulearn::record::{find_record_files, read_file, Game};
+
+use super::CliResult;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Evaluator: a model file, or `material` for the built-in material baseline.
+    #[arg(long)]
+    model: String,
+    /// Rank moves by a search of this depth (1 = the evaluator on each sibling position).
+    #[arg(long, default_value_t = 1)]
+    depth: u32,
+    /// Also write the table as CSV (`evaluator,phase,positions,top1,top3,top5`).
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Game record files or folders.
+    #[arg(required = true)]
+    games: Vec<PathBuf>,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let choice = EvalChoice::parse(&args.model);
+    let evaluator = load_evaluator(&choice)?;
+    let mut games: Vec<Game> = Vec::new();
+    for path in find_record_files(&args.games)? {
+        for game in read_file(&path).games {
+            match game {
+                Ok(g) => games.push(g),
+                Err(e) => eprintln!("skipped: {e}"),
+            }
+        }
+    }
+    if games.is_empty() {
+        return Err("no game could be read".into());
+    }
+    let agreement = games_agreement(&games, &evaluator, args.depth);
+    let name = choice.name();
+    println!("{} games, depth {}", games.len(), args.depth);
+    print!("{}", table(&name, &agreement));
+    if let Some(path) = &args.csv {
+        write_csv(path, &name, &agreement)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn table(name: &str, a: &Agreement) -> String {
+    let mut s = format!(
+        "{:<20} {:<6} {:>9} {:>7} {:>7} {:>7}\n",
+        "evaluator", "phase", "positions", "top1", "top3", "top5"
+    );
+    for (phase, tally) in a.rows() {
+        let [t1, t3, t5] = tally.rates();
+        s.push_str(&format!(
+            "{name:<20} {phase:<6} {:>9} {t1:>7.4} {t3:>7.4} {t5:>7.4}\n",
+            tally.positions
+        ));
+    }
+    s
+}
+
+/// Written under a temporary name and renamed, so an interrupted run leaves no half file.
+fn write_csv(path: &PathBuf, name: &str, a: &Agreement) -> Result<(), Box<dyn std::error::Error>> {
+    let tmp = path.with_extension("csv.tmp");
+    {
+        let mut w = csv::Writer::from_path(&tmp)?;
+        w.write_record(["evaluator", "phase", "positions", "top1", "top3", "top5"])?;
+        for (phase, tally) in a.rows() {
+            let [t1, t3, t5] = tally.rates();
+            w.write_record([
+                name.to_string(),
+                phase.to_string(),
+                tally.positions.to_string(),
+                format!("{t1:.6}"),
+                format!("{t3:.6}"),
+                format!("{t5:.6}"),
+            ])?;
+        }
+        w.flush()?;
+    }
+    std::fs::rename(&tmp, path)?;
+    Ok(())
+}

@@ -1,0 +1,21 @@
+//! `kifulearn usi [--model FILE]`: play over the USI protocol on stdin/stdout.
+
+use std::io;
+use std::process::ExitCode;
+
+use kifulearn::engine::usi::{run as run_usi, EvalChoice};
+
+use super::CliResult;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Evaluator: a model file, or `material` for the built-in material evaluator.
+    #[arg(long, default_value = "material")]
+    model: String,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let stdin = io::stdin().lock();
+    run_usi(stdin, io::stdout(), EvalChoice::parse(&args.model))?;
+    Ok(ExitCode::SUCCESS)
+}

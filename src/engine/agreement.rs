@@ -1,0 +1,320 @@
+//! Move agreement: how often the move played in a game is among an evaluator's best moves.
+//!
+//! For every position of a game (with the move played from it), all legal moves
+//! are valued from the mover's point of view and ranked:
+//! - depth 1: `−evaluate(sibling)` (the evaluator speaks for the side to move of
+//!   the sibling, the opponent); a move that checkmates is valued at [`MATE`];
+//! - depth N > 1: `−search(sibling, N − 1)` with quiescence at the leaves.
+//!
+//! Ties are counted fairly: if `b` moves are strictly better than the game's move
+//! and `t` moves (the game's move included) share its value, a top-k hit counts as
+//! the probability that a random order of the tied moves puts the game's move within
+//! the first k: `clamp((k − b) / t, 0, 1)` ([`hit_probability`]).
+//!
+//! Every position of a game counts, forced moves (one legal move) included. Phases
+//! go by the ply number of the move played: 1–30, 31–80, 81 and later (a game
+//! starting from an SFEN numbers its plies from the SFEN's move number).
+
+use rayon::prelude::*;
+
+use crate::engine::search::{
+    for_each_playable_move, game_path, Control, Limits, PathEntry, Searcher, TranspositionTable,
+    MATE,
+};
+use crate::eval::Evaluator;
+use crate::record::Game;
+use crate::shogi::{Move, Position};
+
+/// The k of the top-k rates reported.
+pub const TOP_K: [usize; 3] = [1, 3, 5];
+
+/// The game phases reported, by ply number of the move played.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Plies 1–30.
+    Opening,
+    /// Plies 31–80.
+    Middle,
+    /// Plies 81 and later.
+    End,
+}
+
+impl Phase {
+    /// All phases, in order.
+    pub const ALL: [Phase; 3] = [Phase::Opening, Phase::Middle, Phase::End];
+
+    /// The phase of the move with this 1-based ply number.
+    pub fn of_ply(ply: usize) -> Self {
+        match ply {
+            0..=30 => Phase::Opening,
+            31..=80 => Phase::Middle,
+            _ => Phase::End,
+        }
+    }
+
+    /// The name used in tables and CSV files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Opening => "1-30",
+            Phase::Middle => "31-80",
+            Phase::End => "81+",
+        }
+    }
+}
+
+/// Probability that a game move with `better` strictly better moves and `tied`
+/// moves sharing its value (itself included) lands in the top `k` of a random
+/// order of the tied moves.
+pub fn hit_probability(better: usize, tied: usize, k: usize) -> f64 {
+    if tied == 0 || k <= better {
+        return 0.0;
+    }
+    ((k - better) as f64 / tied as f64).min(1.0)
+}
+
+/// Top-k hit probabilities (for [`TOP_K`]) of `game_move` among valued moves;
+/// `None` if the game's move is not among them.
+pub fn position_hits(values: &[(Move, i32)], game_move: Move) -> Option<[f64; 3]> {
+    let (_, v) = *values.iter().find(|(m, _)| *m == game_move)?;
+    let better = values.iter().filter(|(_, w)| *w > v).count();
+    let tied = values.iter().filter(|(_, w)| *w == v).count();
+    Some(TOP_K.map(|k| hit_probability(better, tied, k)))
+}
+
+/// Positions counted and summed hit probabilities for one group of positions.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tally {
+    /// Positions counted.
+    pub positions: u64,
+    /// Sum of hit probabilities for each k of [`TOP_K`].
+    pub hits: [f64; 3],
+}
+
+impl Tally {
+    fn add(&mut self, hits: [f64; 3]) {
+        self.positions += 1;
+        for (sum, h) in self.hits.iter_mut().zip(hits) {
+            *sum += h;
+        }
+    }
+
+    fn merge(&mut self, other: &Tally) {
+        self.positions += other.positions;
+        for (sum, h) in self.hits.iter_mut().zip(other.hits) {
+            *sum += h;
+        }
+    }
+
+    /// Top-k rates as fractions (0 when no position was counted).
+    pub fn rates(&self) -> [f64; 3] {
+        self.hits.map(|h| {
+            if self.positions == 0 {
+                0.0
+            } else {
+                h / self.positions as f64
+            }
+        })
+    }
+}
+
+/// Agreement over all positions and by phase.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Agreement {
+    /// All positions.
+    pub all: Tally,
+    /// By [`Phase::ALL`] order.
+    pub phases: [Tally; 3],
+}
+
+impl Agreement {
+    /// Counts one position whose move had ply number `ply`.
+    pub fn add(&mut self, ply: usize, hits: [f64; 3]) {
+        self.all.add(hits);
+        let i = Phase::ALL
+            .iter()
+            .position(|&p| p == Phase::of_ply(ply))
+            .unwrap_or(0);
+        self.phases[i].add(hits);
+    }
+
+    /// Adds another agreement's counts.
+    pub fn merge(&mut self, other: &Agreement) {
+        self.all.merge(&other.all);
+        for (a, b) in self.phases.iter_mut().zip(other.phases.iter()) {
+            a.merge(b);
+        }
+    }
+
+    /// Rows `(phase name, tally)`: `all` first, then each phase.
+    pub fn rows(&self) -> Vec<(&'static str, Tally)> {
+        let mut rows = vec![("all", self.all)];
+        for (p, t) in Phase::ALL.iter().zip(self.phases) {
+            rows.push((p.name(), t));
+        }
+        rows
+    }
+}
+
+/// Values every legal move of a position for the mover, with an evaluator and a depth.
+pub struct MoveRanker<'a, E: Evaluator + ?Sized> {
+    eval: &'a E,
+    depth: u32,
+    tt: TranspositionTable,
+    control: Control,
+}
+
+impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
+    /// A ranker searching `depth` plies (1 = the evaluator on each sibling).
+    pub fn new(eval: &'a E, depth: u32) -> Self {
+        Self {
+            eval,
+            depth: depth.max(1),
+            tt: TranspositionTable::new(if depth > 1 { 8 } else { 1 }),
+            control: Control::new(),
+        }
+    }
+
+    /// `(move, value for the mover)` for every legal move of `pos`; `history` holds
+    /// the game's positions before `pos` (for repetition).
+    pub fn move_values(&mut self, pos: &Position, history: &[PathEntry]) -> Vec<(Move, i32)> {
+        let mut out = Vec::new();
+        let mut path = history.to_vec();
+        path.push(PathEntry::of(pos));
+        for_each_playable_move(pos, |mv| {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            let value = if self.depth == 1 {
+                if child.is_checkmate() {
+                    MATE - 1
+                } else {
+                    -self.eval.evaluate(&child)
+                }
+            } else {
+                let mut s =
+                    Searcher::new(self.eval, &mut self.tt, &self.control, Limits::default());
+                -s.value(&child, &path, self.depth - 1)
+            };
+            out.push((mv, value));
+        });
+        out
+    }
+
+    /// Agreement over every position of `game`.
+    pub fn game(&mut self, game: &Game) -> Agreement {
+        let mut agreement = Agreement::default();
+        let path = game_path(&game.start, &game.moves);
+        let first_ply = usize::from(game.start.move_number().max(1));
+        for (i, (pos, mv)) in game.positions().enumerate() {
+            let Some(mv) = mv else { break };
+            let values = self.move_values(&pos, &path[..i]);
+            if let Some(hits) = position_hits(&values, mv) {
+                agreement.add(first_ply + i, hits);
+            }
+        }
+        agreement
+    }
+}
+
+/// Agreement of `eval` at `depth` over `games`, games in parallel.
+pub fn games_agreement<E: Evaluator + ?Sized>(games: &[Game], eval: &E, depth: u32) -> Agreement {
+    games
+        .par_iter()
+        .map(|g| MoveRanker::new(eval, depth).game(g))
+        .reduce(Agreement::default, |mut a, b| {
+            a.merge(&b);
+            a
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::Material;
+    use crate::record::Source;
+
+    fn floodgate_game(line_no: usize) -> Game {
+        let text = std::fs::read_to_string("../shared/kifu/floodgate2016-openings.sfen").unwrap();
+        let line = text.lines().nth(line_no - 1).unwrap();
+        let mut pos = Position::startpos();
+        let mut game = Game::new(
+            pos.clone(),
+            Source {
+                path: "floodgate2016-openings.sfen".into(),
+                index: line_no - 1,
+            },
+        );
+        for mv in line.split_whitespace().skip(2) {
+            game.moves.push(pos.play_usi(mv).unwrap());
+        }
+        game
+    }
+
+    #[test]
+    fn tie_rule_exact_numbers() {
+        assert_eq!(hit_probability(0, 1, 1), 1.0);
+        assert_eq!(hit_probability(0, 2, 1), 0.5);
+        assert_eq!(hit_probability(0, 30, 3), 0.1);
+        assert_eq!(hit_probability(2, 4, 3), 0.25);
+        assert_eq!(hit_probability(2, 4, 5), 0.75);
+        assert_eq!(hit_probability(3, 4, 3), 0.0);
+        assert_eq!(hit_probability(4, 1, 5), 1.0);
+        assert_eq!(hit_probability(1, 10, 5), 0.4);
+    }
+
+    #[test]
+    fn kakugawari_recapture_ties_with_the_rook_recapture() {
+        // Line 215: 7g7f 3c3d 8h2b+ 3a2b ... White's 4th ply recaptures the horse with
+        // the silver; the rook on 8b could recapture for the same material.
+        let game = floodgate_game(215);
+        let mut pos = Position::startpos();
+        for mv in ["7g7f", "3c3d", "8h2b+"] {
+            pos.play_usi(mv).unwrap();
+        }
+        let mut ranker = MoveRanker::new(&Material, 1);
+        let values = ranker.move_values(&pos, &[]);
+        let best = values.iter().map(|v| v.1).max().unwrap();
+        let top: Vec<String> = values
+            .iter()
+            .filter(|v| v.1 == best)
+            .map(|v| v.0.to_string())
+            .collect();
+        assert_eq!(top.len(), 2, "{top:?}");
+        assert!(top.contains(&"3a2b".to_string()) && top.contains(&"8b2b".to_string()));
+        assert_eq!(position_hits(&values, game.moves[3]), Some([0.5, 1.0, 1.0]));
+        // The first move of the game ties with all 30 legal moves at material 0.
+        let first = ranker.move_values(&Position::startpos(), &[]);
+        assert_eq!(first.len(), 30);
+        assert_eq!(
+            position_hits(&first, game.moves[0]),
+            Some([1.0 / 30.0, 0.1, 5.0 / 30.0])
+        );
+    }
+
+    #[test]
+    fn games_are_counted_by_phase_and_depth_two_agrees_more_on_recaptures() {
+        let games: Vec<Game> = [1, 4, 215, 853]
+            .iter()
+            .map(|&n| floodgate_game(n))
+            .collect();
+        let a = games_agreement(&games, &Material, 1);
+        assert_eq!(a.all.positions, 4 * 24);
+        assert_eq!(a.phases[0].positions, 4 * 24);
+        assert_eq!(a.phases[1].positions + a.phases[2].positions, 0);
+        let [top1, top3, top5] = a.all.rates();
+        assert!(top1 <= top3 && top3 <= top5 && top5 <= 1.0);
+        let deeper = games_agreement(&games, &Material, 2);
+        assert_eq!(deeper.all.positions, 4 * 24);
+        // Depth 1 sees a capture as a gain and misses the recapture; a search does not,
+        // so quiet moves stop losing to hanging "captures": agreement must not fall.
+        assert!(deeper.all.hits[2] >= a.all.hits[2], "{deeper:?} vs {a:?}");
+    }
+
+    #[test]
+    fn phases_by_ply() {
+        assert_eq!(Phase::of_ply(1), Phase::Opening);
+        assert_eq!(Phase::of_ply(30), Phase::Opening);
+        assert_eq!(Phase::of_ply(31), Phase::Middle);
+        assert_eq!(Phase::of_ply(80), Phase::Middle);
+        assert_eq!(Phase::of_ply(81), Phase::End);
+    }
+}

@@ -1,0 +1,857 @@
+//! The USI protocol: reads commands, answers, and runs the search on its own thread.
+//!
+//! This module only speaks USI: the search is [`crate::engine::search`], the
+//! evaluator is chosen once by an [`EvalChoice`] and handed in.
+//!
+//! Behaviour worth knowing:
+//! - stdin is read on the calling thread; a `go` starts a search thread, so `stop`,
+//!   `ponderhit` and `isready` are answered while it runs. Every line written is flushed.
+//! - Unknown or malformed lines are answered with one `info string` and otherwise
+//!   ignored; an illegal move in `position` is reported and the position is left as
+//!   it was. Nothing in the input can make the loop panic.
+//! - `go infinite` and `go ponder` never send `bestmove` before `stop` (or
+//!   `ponderhit`, for ponder). A `position`/`go`/`setoption`/`usinewgame` arriving
+//!   during such a search stops it first; during a finite search it waits for it.
+//! - End of input acts as `quit`, except that a finite search is allowed to finish.
+//! - A `go` without any limit (no depth, nodes, clock, move time) searches until
+//!   `stop`, like `go infinite`.
+//! - `bestmove resign` when the side to move has no legal move; `bestmove win`
+//!   when it may declare an entering-king win ([`can_declare_win`]).
+//! - Time: with a clock, a move may use `time/30 + inc + byoyomi` minus a safety
+//!   margin of [`MARGIN_MS`], never more than `time + byoyomi − margin`; no new
+//!   iteration starts after 60 % of that.
+
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::engine::declaration::can_declare_win;
+use crate::engine::evaluators::{EvalNoise, Scaled};
+use crate::engine::search::{
+    game_path, Control, Limits, PathEntry, Score, SearchInfo, Searcher, TranspositionTable,
+};
+use crate::eval::{Evaluator, Material};
+use crate::shogi::{Move, Position};
+
+/// Milliseconds kept in hand on every timed move for process and pipe delays.
+pub const MARGIN_MS: u64 = 150;
+
+/// Which evaluator the engine plays with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EvalChoice {
+    /// The built-in material evaluator.
+    Material,
+    /// A model file.
+    Model(PathBuf),
+}
+
+impl EvalChoice {
+    /// `material` (any case) or empty selects [`EvalChoice::Material`]; anything else is a path.
+    pub fn parse(text: &str) -> Self {
+        let t = text.trim();
+        if t.is_empty() || t.eq_ignore_ascii_case("material") || t == "<empty>" {
+            EvalChoice::Material
+        } else {
+            EvalChoice::Model(PathBuf::from(t))
+        }
+    }
+
+    /// The name shown in reports and USI options.
+    pub fn name(&self) -> String {
+        match self {
+            EvalChoice::Material => "material".to_string(),
+            EvalChoice::Model(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// An evaluator chosen at run time: the one trait-object boundary between the
+/// command line / USI options and the (monomorphized) search.
+#[derive(Clone)]
+pub struct DynEvaluator(Arc<dyn Evaluator + Send + Sync>);
+
+impl Evaluator for DynEvaluator {
+    #[inline]
+    fn evaluate(&self, pos: &Position) -> i32 {
+        self.0.evaluate(pos)
+    }
+}
+
+/// Builds the evaluator `choice` names.
+pub fn load_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
+    match choice {
+        EvalChoice::Material => Ok(DynEvaluator(Arc::new(Material))),
+        EvalChoice::Model(path) => load_model(path),
+    }
+}
+
+// WIRE-MODEL: the single place where a model file becomes an evaluator. After the
+// merge this becomes `model::Model::load(path)` turned into an `eval::Linear`.
+fn load_model(path: &Path) -> Result<DynEvaluator, String> {
+    Err(format!("model files not supported yet: {}", path.display()))
+}
+
+/// The engine's options, as set by `setoption`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// `USI_Hash`: transposition table size in MB.
+    pub hash_mb: usize,
+    /// `USI_Ponder`: the GUI may send `go ponder`.
+    pub ponder: bool,
+    /// `Depth`: maximum search depth (0 = no cap).
+    pub depth: u32,
+    /// `EvalScale`: evaluation multiplied by this / 100.
+    pub eval_scale: i32,
+    /// `EvalNoise`: uniform noise of ± this many centipawns (0 = none).
+    pub eval_noise: i32,
+    /// `NoiseSeed`: base seed of the noise (mixed with the game number).
+    pub noise_seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            hash_mb: 16,
+            ponder: false,
+            depth: 0,
+            eval_scale: 100,
+            eval_noise: 0,
+            noise_seed: 0,
+        }
+    }
+}
+
+/// The arguments of one `go` command.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Go {
+    /// `depth N`.
+    pub depth: Option<u32>,
+    /// `nodes N`.
+    pub nodes: Option<u64>,
+    /// `movetime MS`.
+    pub movetime: Option<u64>,
+    /// `byoyomi MS`.
+    pub byoyomi: Option<u64>,
+    /// `btime MS`.
+    pub btime: Option<u64>,
+    /// `wtime MS`.
+    pub wtime: Option<u64>,
+    /// `binc MS`.
+    pub binc: Option<u64>,
+    /// `winc MS`.
+    pub winc: Option<u64>,
+    /// `infinite`.
+    pub infinite: bool,
+    /// `ponder`.
+    pub ponder: bool,
+    /// `mate ...` (not supported).
+    pub mate: bool,
+}
+
+impl Go {
+    /// Parses the words after `go`; words it does not understand are returned as complaints.
+    pub fn parse(words: &[&str]) -> (Self, Vec<String>) {
+        let mut go = Go::default();
+        let mut complaints = Vec::new();
+        let mut i = 0;
+        while i < words.len() {
+            let w = words[i];
+            let slot: Option<&mut Option<u64>> = match w {
+                "nodes" => Some(&mut go.nodes),
+                "movetime" => Some(&mut go.movetime),
+                "byoyomi" => Some(&mut go.byoyomi),
+                "btime" => Some(&mut go.btime),
+                "wtime" => Some(&mut go.wtime),
+                "binc" => Some(&mut go.binc),
+                "winc" => Some(&mut go.winc),
+                _ => None,
+            };
+            if let Some(slot) = slot {
+                match words.get(i + 1).map(|v| v.parse::<i64>()) {
+                    Some(Ok(v)) => *slot = Some(v.max(0) as u64),
+                    _ => complaints.push(format!("{w} needs a number")),
+                }
+                i += 2;
+                continue;
+            }
+            match w {
+                "depth" => {
+                    match words.get(i + 1).map(|v| v.parse::<u32>()) {
+                        Some(Ok(v)) => go.depth = Some(v.max(1)),
+                        _ => complaints.push("depth needs a number".to_string()),
+                    }
+                    i += 2;
+                    continue;
+                }
+                "infinite" => go.infinite = true,
+                "ponder" => go.ponder = true,
+                "mate" => {
+                    go.mate = true;
+                    i += 2;
+                    continue;
+                }
+                other => complaints.push(format!("unknown go argument {}", clip(other))),
+            }
+            i += 1;
+        }
+        (go, complaints)
+    }
+
+    /// Soft and hard time limits for `side`, if the command gives a clock or a move time.
+    pub fn time_limits(&self, side: crate::shogi::Color) -> (Option<Duration>, Option<Duration>) {
+        if let Some(mt) = self.movetime {
+            let hard = Duration::from_millis(mt.saturating_sub(MARGIN_MS).max(10));
+            return (Some(hard), Some(hard));
+        }
+        let (time, inc) = match side {
+            crate::shogi::Color::Black => (self.btime, self.binc),
+            crate::shogi::Color::White => (self.wtime, self.winc),
+        };
+        if time.is_none() && inc.is_none() && self.byoyomi.is_none() {
+            return (None, None);
+        }
+        let time = time.unwrap_or(0);
+        let inc = inc.unwrap_or(0);
+        let byoyomi = self.byoyomi.unwrap_or(0);
+        let budget = time / 30 + inc + byoyomi;
+        let ceiling = time + byoyomi;
+        let hard = budget.min(ceiling).saturating_sub(MARGIN_MS).max(10);
+        (
+            Some(Duration::from_millis(hard * 6 / 10)),
+            Some(Duration::from_millis(hard)),
+        )
+    }
+}
+
+struct Running {
+    handle: JoinHandle<()>,
+    control: Arc<Control>,
+    started: Instant,
+}
+
+/// Whether the loop goes on after a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next line.
+    Continue,
+    /// `quit` was received.
+    Quit,
+}
+
+/// A USI engine writing to `W`.
+pub struct UsiEngine<W: Write + Send + 'static> {
+    out: Arc<Mutex<W>>,
+    options: Options,
+    choice: EvalChoice,
+    evaluator: DynEvaluator,
+    position: Position,
+    history: Vec<PathEntry>,
+    tt: Arc<Mutex<TranspositionTable>>,
+    running: Option<Running>,
+    games: u64,
+}
+
+fn clip(text: &str) -> String {
+    let t: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(60)
+        .collect();
+    if text.chars().count() > 60 {
+        format!("{t}...")
+    } else {
+        t
+    }
+}
+
+fn write_line<W: Write>(out: &Mutex<W>, line: &str) {
+    let mut w = out.lock().unwrap_or_else(|e| e.into_inner());
+    // A closed output (the GUI went away) is not worth a panic.
+    let _ = writeln!(w, "{line}");
+    let _ = w.flush();
+}
+
+/// The `info` line of one iteration.
+pub fn info_line(info: &SearchInfo) -> String {
+    let ms = info.time.as_millis() as u64;
+    let nps = info.nodes * 1000 / ms.max(1);
+    let score = match info.score {
+        Score::Cp(v) => format!("cp {v}"),
+        Score::Mate(n) => format!("mate {n}"),
+    };
+    let mut s = format!(
+        "info depth {} seldepth {} score {score} nodes {} nps {nps} time {ms}",
+        info.depth, info.seldepth, info.nodes
+    );
+    if !info.pv.is_empty() {
+        s.push_str(" pv");
+        for mv in &info.pv {
+            s.push(' ');
+            s.push_str(&mv.to_string());
+        }
+    }
+    s
+}
+
+impl<W: Write + Send + 'static> UsiEngine<W> {
+    /// An engine playing with `choice`, writing to `out`. Fails if the evaluator cannot be loaded.
+    pub fn new(out: W, choice: EvalChoice) -> Result<Self, String> {
+        let evaluator = load_evaluator(&choice)?;
+        let options = Options::default();
+        let pos = Position::startpos();
+        Ok(Self {
+            out: Arc::new(Mutex::new(out)),
+            tt: Arc::new(Mutex::new(TranspositionTable::new(options.hash_mb))),
+            options,
+            choice,
+            evaluator,
+            history: Vec::new(),
+            position: pos,
+            running: None,
+            games: 0,
+        })
+    }
+
+    /// The current options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    fn say(&self, line: &str) {
+        write_line(&self.out, line);
+    }
+
+    fn info_string(&self, text: &str) {
+        self.say(&format!("info string {text}"));
+    }
+
+    /// Handles one input line.
+    pub fn handle_line(&mut self, line: &str) -> Flow {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(&command) = words.first() else {
+            return Flow::Continue;
+        };
+        match command {
+            "usi" => self.usi(),
+            "isready" => self.say("readyok"),
+            "setoption" => {
+                self.finish_search(false);
+                self.setoption(&words[1..]);
+            }
+            "usinewgame" => {
+                self.finish_search(false);
+                self.games += 1;
+                self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            }
+            "position" => {
+                self.finish_search(false);
+                self.set_position(&words[1..]);
+            }
+            "go" => {
+                self.finish_search(false);
+                self.go(&words[1..]);
+            }
+            "stop" => {
+                if let Some(r) = &self.running {
+                    r.control.stop.store(true, Ordering::Relaxed);
+                }
+            }
+            "ponderhit" => {
+                if let Some(r) = &self.running {
+                    let elapsed = r.started.elapsed().as_millis() as u64;
+                    r.control.time_origin_ms.store(elapsed, Ordering::Relaxed);
+                    r.control.untimed.store(false, Ordering::Relaxed);
+                }
+            }
+            "gameover" => self.finish_search(true),
+            "quit" => {
+                self.finish_search(true);
+                return Flow::Quit;
+            }
+            _ => self.info_string(&format!("unknown command ignored: {}", clip(line.trim()))),
+        }
+        Flow::Continue
+    }
+
+    /// Waits for a running search. An infinite or ponder search (which would wait for
+    /// `stop` forever) is stopped first; a finite one too if `stop_finite`, else it
+    /// runs to its limits.
+    pub fn finish_search(&mut self, stop_finite: bool) {
+        if let Some(r) = self.running.take() {
+            if stop_finite || r.control.untimed.load(Ordering::Relaxed) {
+                r.control.stop.store(true, Ordering::Relaxed);
+            }
+            if r.handle.join().is_err() {
+                self.info_string("the search thread failed");
+            }
+        }
+    }
+
+    fn usi(&self) {
+        self.say(&format!("id name kifulearn {}", env!("CARGO_PKG_VERSION")));
+        self.say("id author the kifulearn authors");
+        let o = Options::default();
+        for line in [
+            format!(
+                "option name USI_Hash type spin default {} min 1 max 4096",
+                o.hash_mb
+            ),
+            "option name USI_Ponder type check default false".to_string(),
+            format!(
+                "option name ModelFile type string default {}",
+                self.choice.name()
+            ),
+            "option name EvalScale type spin default 100 min 1 max 1000".to_string(),
+            "option name EvalNoise type spin default 0 min 0 max 1000".to_string(),
+            "option name NoiseSeed type spin default 0 min 0 max 1000000000".to_string(),
+            "option name Depth type spin default 0 min 0 max 64".to_string(),
+        ] {
+            self.say(&line);
+        }
+        self.say("usiok");
+    }
+
+    fn setoption(&mut self, words: &[&str]) {
+        if words.first() != Some(&"name") || words.len() < 2 {
+            self.info_string("setoption needs: setoption name NAME [value VALUE]");
+            return;
+        }
+        let split = words.iter().position(|w| *w == "value");
+        let name = words[1..split.unwrap_or(words.len())].join(" ");
+        let value = split.map(|i| words[i + 1..].join(" ")).unwrap_or_default();
+        let number = |lo: i64, hi: i64| -> Result<i64, String> {
+            match value.parse::<i64>() {
+                Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+                _ => Err(format!(
+                    "option {name} needs a number from {lo} to {hi}, got {}",
+                    clip(&value)
+                )),
+            }
+        };
+        let result: Result<(), String> = match name.as_str() {
+            "USI_Hash" => number(1, 4096).map(|v| {
+                self.options.hash_mb = v as usize;
+                self.tt = Arc::new(Mutex::new(TranspositionTable::new(v as usize)));
+            }),
+            "USI_Ponder" => match value.as_str() {
+                "true" => {
+                    self.options.ponder = true;
+                    Ok(())
+                }
+                "false" => {
+                    self.options.ponder = false;
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "option USI_Ponder needs true or false, got {}",
+                    clip(&value)
+                )),
+            },
+            "Depth" => number(0, 64).map(|v| self.options.depth = v as u32),
+            "EvalScale" => number(1, 1000).map(|v| self.options.eval_scale = v as i32),
+            "EvalNoise" => number(0, 1000).map(|v| self.options.eval_noise = v as i32),
+            "NoiseSeed" => number(0, 1_000_000_000).map(|v| self.options.noise_seed = v as u64),
+            "ModelFile" => {
+                let choice = EvalChoice::parse(&value);
+                load_evaluator(&choice).map(|e| {
+                    self.evaluator = e;
+                    self.choice = choice;
+                })
+            }
+            _ => Err(format!("unknown option ignored: {}", clip(&name))),
+        };
+        if let Err(e) = result {
+            self.info_string(&e);
+        }
+    }
+
+    fn set_position(&mut self, words: &[&str]) {
+        let moves_at = words.iter().position(|w| *w == "moves");
+        let head = &words[..moves_at.unwrap_or(words.len())];
+        let start = match head.first() {
+            Some(&"startpos") if head.len() == 1 => Ok(Position::startpos()),
+            Some(&"sfen") if head.len() > 1 => {
+                Position::from_sfen(&head[1..].join(" ")).map_err(|e| e.to_string())
+            }
+            _ => Err("position needs: position startpos|sfen SFEN [moves ...]".to_string()),
+        };
+        let start = match start {
+            Ok(p) => p,
+            Err(e) => {
+                self.info_string(&format!("position ignored: {}", clip(&e)));
+                return;
+            }
+        };
+        let mut pos = start.clone();
+        let mut moves: Vec<Move> = Vec::new();
+        for text in moves_at.map_or(&[][..], |i| &words[i + 1..]) {
+            match pos.parse_move(text) {
+                Ok(mv) => {
+                    pos.play_unchecked(mv);
+                    moves.push(mv);
+                }
+                Err(_) => {
+                    self.info_string(&format!(
+                        "position ignored: move {} ({}) is not legal in {}",
+                        clip(text),
+                        moves.len() + 1,
+                        pos.to_sfen()
+                    ));
+                    return;
+                }
+            }
+        }
+        let mut history = game_path(&start, &moves);
+        history.pop();
+        self.history = history;
+        self.position = pos;
+    }
+
+    fn go(&mut self, words: &[&str]) {
+        let (go, complaints) = Go::parse(words);
+        for c in &complaints {
+            self.info_string(&format!("go: {c}"));
+        }
+        if go.mate {
+            self.say("checkmate notimplemented");
+            return;
+        }
+        let (soft_time, hard_time) = go.time_limits(self.position.side_to_move());
+        let cap = (self.options.depth > 0).then_some(self.options.depth);
+        let depth = match (go.depth, cap) {
+            (Some(d), Some(c)) => Some(d.min(c)),
+            (d, c) => d.or(c),
+        };
+        let limits = Limits {
+            depth,
+            nodes: go.nodes,
+            soft_time,
+            hard_time,
+        };
+        let control = Arc::new(Control::new());
+        // A `go` with no limit at all searches until `stop`, like `go infinite`.
+        let unlimited =
+            limits.depth.is_none() && limits.nodes.is_none() && limits.hard_time.is_none();
+        control
+            .untimed
+            .store(go.infinite || go.ponder || unlimited, Ordering::Relaxed);
+        let seed = self
+            .options
+            .noise_seed
+            .wrapping_mul(1_000_003)
+            .wrapping_add(self.games);
+        let evaluator = EvalNoise::new(
+            Scaled::new(self.evaluator.clone(), self.options.eval_scale),
+            self.options.eval_noise,
+            seed,
+        );
+        let job = SearchJob {
+            pos: self.position.clone(),
+            history: self.history.clone(),
+            limits,
+            control: Arc::clone(&control),
+            tt: Arc::clone(&self.tt),
+            out: Arc::clone(&self.out),
+        };
+        let started = Instant::now();
+        match std::thread::Builder::new()
+            .name("search".into())
+            .spawn(move || job.run(&evaluator))
+        {
+            Ok(handle) => {
+                self.running = Some(Running {
+                    handle,
+                    control,
+                    started,
+                })
+            }
+            Err(e) => self.info_string(&format!("cannot start the search thread: {e}")),
+        }
+    }
+}
+
+struct SearchJob<W: Write + Send + 'static> {
+    pos: Position,
+    history: Vec<PathEntry>,
+    limits: Limits,
+    control: Arc<Control>,
+    tt: Arc<Mutex<TranspositionTable>>,
+    out: Arc<Mutex<W>>,
+}
+
+impl<W: Write + Send + 'static> SearchJob<W> {
+    fn run<E: Evaluator>(self, evaluator: &E) {
+        let bestmove = if can_declare_win(&self.pos) {
+            "bestmove win".to_string()
+        } else {
+            let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
+            let mut searcher = Searcher::new(evaluator, &mut tt, &self.control, self.limits);
+            let out = &self.out;
+            let result = searcher.search(&self.pos, &self.history, |info| {
+                write_line(out, &info_line(info));
+            });
+            match result.best {
+                None => "bestmove resign".to_string(),
+                Some(best) => {
+                    let mut after = self.pos.clone();
+                    after.play_unchecked(best);
+                    match result.ponder.filter(|p| after.is_legal(*p)) {
+                        Some(p) => format!("bestmove {best} ponder {p}"),
+                        None => format!("bestmove {best}"),
+                    }
+                }
+            }
+        };
+        // USI: after `go infinite` or `go ponder`, bestmove waits for stop (or ponderhit).
+        while self.control.untimed.load(Ordering::Relaxed)
+            && !self.control.stop.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        write_line(&self.out, &bestmove);
+    }
+}
+
+/// Runs the USI loop over `input` until `quit` or end of input.
+pub fn run<R: BufRead, W: Write + Send + 'static>(
+    mut input: R,
+    out: W,
+    choice: EvalChoice,
+) -> Result<(), String> {
+    let mut engine = UsiEngine::new(out, choice)?;
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', &mut buf) {
+            Ok(0) => break,
+            Ok(_) => {
+                let line = String::from_utf8_lossy(&buf);
+                if engine.handle_line(&line) == Flow::Quit {
+                    return Ok(());
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                engine.finish_search(true);
+                return Err(format!("reading the input: {e}"));
+            }
+        }
+    }
+    engine.finish_search(false);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer the test keeps a handle on while the engine owns a clone.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn session(script: &str) -> Vec<String> {
+        let out = Shared::default();
+        run(script.as_bytes(), out.clone(), EvalChoice::Material).unwrap();
+        let bytes = out.0.lock().unwrap().clone();
+        String::from_utf8(bytes)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn bestmoves(lines: &[String]) -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("bestmove"))
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn handshake_lists_options_and_answers_isready() {
+        let lines = session("usi\nisready\nquit\n");
+        assert_eq!(
+            lines[0],
+            format!("id name kifulearn {}", env!("CARGO_PKG_VERSION"))
+        );
+        assert!(lines.contains(&"option name USI_Hash type spin default 16 min 1 max 4096".into()));
+        assert!(lines.contains(&"option name ModelFile type string default material".into()));
+        let usiok = lines.iter().position(|l| l == "usiok").unwrap();
+        assert_eq!(lines[usiok + 1], "readyok");
+    }
+
+    #[test]
+    fn garbage_is_explained_and_the_engine_keeps_answering() {
+        let lines = session("hello world\n\n   \nsetoption\nsetoption name Depth value x\nposition\nposition sfen garbage b - 1\ngo depth zz\nisready\n");
+        assert_eq!(lines[0], "info string unknown command ignored: hello world");
+        assert_eq!(
+            lines[1],
+            "info string setoption needs: setoption name NAME [value VALUE]"
+        );
+        assert_eq!(
+            lines[2],
+            "info string option Depth needs a number from 0 to 64, got x"
+        );
+        assert_eq!(
+            lines[3],
+            "info string position ignored: position needs: position startpos|sfen SFEN [moves ...]"
+        );
+        assert!(
+            lines[4].starts_with("info string position ignored: invalid SFEN"),
+            "{}",
+            lines[4]
+        );
+        assert_eq!(lines[5], "info string go: depth needs a number");
+        assert!(lines.contains(&"readyok".to_string()));
+        // The bare `go` left after the complaint still searches from the start position.
+        let best = bestmoves(&lines);
+        assert_eq!(best.len(), 1, "{lines:?}");
+    }
+
+    #[test]
+    fn illegal_move_in_position_is_reported_and_the_position_kept() {
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        engine.handle_line("position startpos moves 7g7f 3c3d");
+        let before = engine.position().to_sfen();
+        engine.handle_line("position startpos moves 7g7f 7g7f");
+        assert_eq!(engine.position().to_sfen(), before);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "info string position ignored: move 7g7f (2) is not legal in \
+             lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\n"
+        );
+        engine.handle_line("position startpos moves 9z9z");
+        assert_eq!(engine.position().to_sfen(), before);
+    }
+
+    #[test]
+    fn infinite_search_waits_for_stop_and_isready_is_answered_meanwhile() {
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        engine.handle_line("position startpos moves 7g7f 8c8d");
+        engine.handle_line("go infinite");
+        std::thread::sleep(Duration::from_millis(300));
+        engine.handle_line("isready");
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("readyok"));
+        assert!(!text.contains("bestmove"), "{text}");
+        engine.handle_line("stop");
+        engine.finish_search(false);
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let best = text.lines().find(|l| l.starts_with("bestmove")).unwrap();
+        let mv = best.split_whitespace().nth(1).unwrap();
+        assert!(engine.position().parse_move(mv).is_ok(), "{best}");
+        assert!(text.contains("info depth 1 seldepth"), "{text}");
+    }
+
+    #[test]
+    fn mated_side_resigns_and_mate_in_one_is_reported_as_mate() {
+        let lines = session(
+            "position sfen 4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1\ngo depth 3\n\
+             position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\ngo depth 3\n",
+        );
+        let best = bestmoves(&lines);
+        assert_eq!(best[0], "bestmove resign");
+        assert!(best[1].starts_with("bestmove G*5b"), "{best:?}");
+        assert!(lines.iter().any(|l| l.starts_with("info depth 1 ")
+            && l.contains("score mate 1 ")
+            && l.ends_with("pv G*5b")));
+    }
+
+    #[test]
+    fn entering_king_declares_a_win() {
+        let lines =
+            session("position sfen GGSS4k/+P+PSS+R+BK2/9/9/9/9/9/9/9 b 10P 1\ngo depth 2\n");
+        assert_eq!(bestmoves(&lines), vec!["bestmove win".to_string()]);
+    }
+
+    #[test]
+    fn ponder_waits_for_ponderhit_then_answers_within_its_time() {
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        engine.handle_line("position startpos moves 2g2f 8c8d");
+        engine.handle_line("go ponder btime 0 wtime 0 byoyomi 400");
+        std::thread::sleep(Duration::from_millis(600));
+        assert!(!String::from_utf8(out.0.lock().unwrap().clone())
+            .unwrap()
+            .contains("bestmove"));
+        let t = Instant::now();
+        engine.handle_line("ponderhit");
+        engine.finish_search(false);
+        assert!(
+            t.elapsed() < Duration::from_millis(400),
+            "{:?}",
+            t.elapsed()
+        );
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("bestmove")).count(),
+            1
+        );
+    }
+
+    #[test]
+    fn options_are_applied_and_a_model_file_is_refused_honestly() {
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        for line in [
+            "setoption name USI_Hash value 32",
+            "setoption name EvalNoise value 40",
+            "setoption name Depth value 2",
+            "setoption name USI_Ponder value true",
+            "setoption name ModelFile value /nonexistent/model.txt",
+        ] {
+            engine.handle_line(line);
+        }
+        let o = engine.options().clone();
+        assert_eq!(
+            (o.hash_mb, o.eval_noise, o.depth, o.ponder),
+            (32, 40, 2, true)
+        );
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(
+            text,
+            "info string model files not supported yet: /nonexistent/model.txt\n"
+        );
+        assert!(UsiEngine::new(Shared::default(), EvalChoice::parse("x.model")).is_err());
+    }
+
+    #[test]
+    fn time_limits_keep_a_margin() {
+        let (go, bad) = Go::parse(&["btime", "0", "wtime", "0", "byoyomi", "1000"]);
+        assert!(bad.is_empty());
+        let (soft, hard) = go.time_limits(crate::shogi::Color::Black);
+        assert_eq!(hard, Some(Duration::from_millis(1000 - MARGIN_MS)));
+        assert_eq!(
+            soft,
+            Some(Duration::from_millis((1000 - MARGIN_MS) * 6 / 10))
+        );
+        let (go, _) = Go::parse(&["btime", "60000", "wtime", "100", "binc", "0"]);
+        let (_, hard) = go.time_limits(crate::shogi::Color::White);
+        // 100 ms left with no byoyomi: use almost nothing rather than lose on time.
+        assert_eq!(hard, Some(Duration::from_millis(10)));
+        let (_, hard) = go.time_limits(crate::shogi::Color::Black);
+        assert_eq!(hard, Some(Duration::from_millis(2000 - MARGIN_MS)));
+    }
+}
