@@ -4,8 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-mod games;
 mod evaluate;
+mod games;
 mod perft;
 mod usi;
 

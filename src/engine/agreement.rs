@@ -18,8 +18,7 @@
 use rayon::prelude::*;
 
 use crate::engine::search::{
-    for_each_playable_move, game_path, Control, Limits, PathEntry, Searcher, TranspositionTable,
-    MATE,
+    game_path, Control, Limits, PathEntry, Searcher, TranspositionTable, MATE,
 };
 use crate::eval::Evaluator;
 use crate::record::Game;
@@ -180,7 +179,7 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
         let mut out = Vec::new();
         let mut path = history.to_vec();
         path.push(PathEntry::of(pos));
-        for_each_playable_move(pos, |mv| {
+        pos.for_each_legal_move(|mv| {
             let mut child = pos.clone();
             child.play_unchecked(mv);
             let value = if self.depth == 1 {

@@ -14,8 +14,7 @@
 //!   valuable attacker), two killer moves per ply, then the rest; at the root the
 //!   best move of the previous iteration first.
 //! - Mate scores: a side with no legal move has lost ([`MATE`] − ply). A pawn-drop
-//!   mate is illegal; haitaka's generator lets some through, so every node takes its
-//!   moves from [`for_each_playable_move`], which removes them.
+//!   mate is illegal; [`Position::for_each_legal_move`] leaves them out.
 //! - Repetition (千日手): every position of the game and of the search path is
 //!   kept with its hash and whether the side to move is in check. A position that
 //!   repeats one with the same side to move (four-fold in a real game; the first
@@ -40,7 +39,7 @@ use std::time::{Duration, Instant};
 use haitaka::PieceMoves;
 
 use crate::eval::Evaluator;
-use crate::shogi::{piece_value, Color, Move, Piece, Position};
+use crate::shogi::{piece_value, Move, Position};
 
 /// Score of a side that mates now; a mate in `n` plies is `MATE − n`.
 pub const MATE: i32 = 32_000;
@@ -163,33 +162,6 @@ pub fn game_path(start: &Position, moves: &[Move]) -> Vec<PathEntry> {
         path.push(PathEntry::of(&pos));
     }
     path
-}
-
-/// Calls `f` with every legal move of `pos`.
-///
-/// `haitaka`'s generator (behind [`Position::for_each_legal_move`]) lets some
-/// pawn-drop mates (打ち歩詰め) through, e.g. `P*7f` in
-/// `p3pp1p1/1+S1p2k1l/2+L5n/1p1g2g1p/P1s5s/6p1g/LPK2+p+p+b+n/7+rg/1+b1L3+pr w Nsn5p 230`
-/// (found by the match referee). Only a pawn dropped right in front of the enemy
-/// king can be one, so that single square is checked with [`Position::is_legal`].
-#[inline]
-pub fn for_each_playable_move(pos: &Position, mut f: impl FnMut(Move)) {
-    let us = pos.side_to_move();
-    let front_of_king = pos
-        .king(!us)
-        .try_offset(0, if us == Color::Black { 1 } else { -1 });
-    pos.for_each_legal_move(|mv| {
-        if let Move::Drop {
-            piece: Piece::Pawn,
-            to,
-        } = mv
-        {
-            if Some(to) == front_of_king && !pos.is_legal(mv) {
-                return;
-            }
-        }
-        f(mv)
-    });
 }
 
 /// How a repetition ends, for the side to move in the repeated position.
@@ -380,9 +352,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         self.path.push(PathEntry::of(pos));
         let root_len = self.path.len();
         let mut root_moves: Vec<(Move, i32)> = Vec::new();
-        for_each_playable_move(pos, |mv| {
-            root_moves.push((mv, self.order_score(pos, mv, None, 0)))
-        });
+        pos.for_each_legal_move(|mv| root_moves.push((mv, self.order_score(pos, mv, None, 0))));
         root_moves.sort_by_key(|&(_, s)| -s);
         let mut result = SearchResult {
             best: root_moves.first().map(|&(mv, _)| mv),
@@ -567,7 +537,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         let mut moves = std::mem::take(&mut self.move_buffers[ply]);
         moves.clear();
-        for_each_playable_move(pos, |mv| moves.push((mv, 0)));
+        pos.for_each_legal_move(|mv| moves.push((mv, 0)));
         if moves.is_empty() {
             self.move_buffers[ply] = moves;
             return -(MATE - ply as i32);
@@ -648,7 +618,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         moves.clear();
         let mut best;
         if in_check {
-            for_each_playable_move(pos, |mv| moves.push((mv, 0)));
+            pos.for_each_legal_move(|mv| moves.push((mv, 0)));
             if moves.is_empty() {
                 self.move_buffers[ply] = moves;
                 return -(MATE - ply as i32);
@@ -796,9 +766,9 @@ mod tests {
         let pos = Position::from_sfen(sfen).unwrap();
         let drop = crate::shogi::parse_usi_move("P*7f").unwrap();
         let mut ours = Vec::new();
-        for_each_playable_move(&pos, |mv| ours.push(mv));
+        pos.for_each_legal_move(|mv| ours.push(mv));
         assert!(!ours.contains(&drop));
-        assert_eq!(ours.len() + 1, pos.count_legal_moves());
+        assert_eq!(ours.len(), pos.count_legal_moves());
         for depth in 1..=3 {
             let r = run(sfen, depth);
             assert!(pos.is_legal(r.best.unwrap()), "depth {depth}: {:?}", r.best);
