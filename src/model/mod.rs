@@ -407,6 +407,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::excessive_precision)] // the literals are printf's own output
     fn formats_like_printf_g17() {
         for (x, s) in [
             (7.8818309830442393e-05, "7.8818309830442393e-05"),
