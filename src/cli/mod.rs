@@ -4,7 +4,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod fit;
 mod perft;
+mod predict;
 
 /// Learn a shogi evaluation function from game records, and play it over USI.
 #[derive(Parser)]
@@ -18,6 +20,10 @@ struct Cli {
 enum Command {
     /// Count the leaf nodes of the legal-move tree (checks the move generator).
     Perft(perft::Args),
+    /// Train an L2-loss SVR (liblinear -s 11/-s 12 compatible) on libsvm files.
+    Fit(fit::Args),
+    /// Predict libsvm rows with a model, like liblinear-predict.
+    Predict(predict::Args),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -25,6 +31,8 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
+        Command::Fit(args) => fit::run(args),
+        Command::Predict(args) => predict::run(args),
     };
     match result {
         Ok(code) => code,

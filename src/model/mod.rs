@@ -362,9 +362,15 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// C's `printf("%.17g", x)`: 17 significant digits, trailing zeros removed,
-/// scientific when the exponent is < -4 or >= 17, exponent of two digits or more.
+/// C's `printf("%.17g", x)`, which round-trips every `f64`.
 pub fn format_g17(x: f64) -> String {
+    format_g(x, 17)
+}
+
+/// C's `printf("%.Pg", x)`: `P` significant digits, trailing zeros removed,
+/// scientific when the exponent is < -4 or >= P, exponent of two digits or more.
+pub fn format_g(x: f64, precision: usize) -> String {
+    let precision = precision.max(1);
     if x == 0.0 {
         return if x.is_sign_negative() { "-0" } else { "0" }.into();
     }
@@ -377,15 +383,15 @@ pub fn format_g17(x: f64) -> String {
             "-inf".into()
         };
     }
-    let sci = format!("{x:.16e}");
+    let sci = format!("{x:.*e}", precision - 1);
     let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
     let exp: i32 = exp.parse().expect("{:e} exponent is an integer");
-    if !(-4..17).contains(&exp) {
+    if exp < -4 || exp >= precision as i32 {
         let m = strip_zeros(mantissa);
         let sign = if exp < 0 { '-' } else { '+' };
         format!("{m}e{sign}{:02}", exp.abs())
     } else {
-        let decimals = (16 - exp) as usize;
+        let decimals = (precision as i32 - 1 - exp) as usize;
         strip_zeros(&format!("{x:.decimals$}")).to_string()
     }
 }
@@ -424,6 +430,9 @@ mod tests {
         ] {
             assert_eq!(format_g17(x), s, "{x:e}");
         }
+        assert_eq!(format_g(0.00888177123, 6), "0.00888177");
+        assert_eq!(format_g(0.98442, 6), "0.98442");
+        assert_eq!(format_g(1234567.0, 6), "1.23457e+06");
     }
 
     #[test]
