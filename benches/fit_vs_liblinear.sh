@@ -46,6 +46,7 @@ for F in "${FILES[@]}"; do
     it=$(sed -n 's/^iterations = //p' "$TMP/k$solver.model.meta.toml")
     rows+=("kifulearn $solver -e $e|$w|$r|$(objective "$TMP/k$solver.model" "$F")|$it")
   done
+  printf 'raw: %s\n' "${rows[@]}"
   printf '%s\n' "${rows[@]}" | python3 -c '
 import sys
 rows = [l.rstrip("\n").split("|") for l in sys.stdin if l.strip()]
@@ -53,7 +54,7 @@ rows = [(n, float(w), float(r), float(o), it) for n, w, r, o, it in rows]
 ll = [r for r in rows if r[0].startswith("liblinear")]
 best = min(ll, key=lambda r: r[1])
 opt = min(r[3] for r in rows)
-print(f"{\"run\":28} {\"wall s\":>8} {\"RSS MB\":>8} {\"objective\":>14} {\"vs best obj\":>11} {\"iter\":>6} {\"time/ll\":>8} {\"RSS/ll\":>7}")
+print("%-28s %8s %8s %14s %11s %6s %8s %7s" % ("run", "wall s", "RSS MB", "objective", "vs best obj", "iter", "time/ll", "RSS/ll"))
 for n, w, r, o, it in rows:
     print(f"{n:28} {w:8.2f} {r:8.0f} {o:14.6f} {100*(o/opt-1):10.3f}% {it:>6} {w/best[1]:8.2f} {r/best[2]:7.2f}")
 print(f"(ratios against liblinear best = {best[0]}; vs best obj = above the lowest objective in this table)")
