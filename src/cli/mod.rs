@@ -5,8 +5,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod evaluate;
+mod fit;
 mod games;
 mod perft;
+mod predict;
 mod usi;
 
 /// Learn a shogi evaluation function from game records, and play it over USI.
@@ -27,6 +29,10 @@ enum Command {
     Usi(usi::Args),
     /// Top-1/3/5 agreement of an evaluator's move ranking with the moves of games.
     Evaluate(evaluate::Args),
+    /// Train an L2-loss SVR (liblinear -s 11/-s 12 compatible) on libsvm files.
+    Fit(fit::Args),
+    /// Predict libsvm rows with a model, like liblinear-predict.
+    Predict(predict::Args),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -37,6 +43,8 @@ pub fn run() -> ExitCode {
         Command::Games(args) => games::run(args),
         Command::Usi(args) => usi::run(args),
         Command::Evaluate(args) => evaluate::run(args),
+        Command::Fit(args) => fit::run(args),
+        Command::Predict(args) => predict::run(args),
     };
     match result {
         Ok(code) => code,

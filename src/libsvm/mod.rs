@@ -3,6 +3,8 @@
 //! The writer is shared by `extract` (training rows) and anything else that
 //! emits rows; the reader (shared by `fit` and `predict`) lives beside it.
 
+mod reader;
 mod writer;
 
+pub use reader::{expand_paths, read_bytes, read_paths, LibsvmData, ReadError, BLOCK_BYTES};
 pub use writer::write_row;

@@ -1,1 +1,505 @@
-//! (work in progress)
+//! Model files: liblinear's text format (so `liblinear-predict` reads ours and
+//! we read its) and a compact binary form for the engine.
+//!
+//! Text: see `../shared/tools/LIBLINEAR_MODEL_FORMAT.md`; weights are printed
+//! as C's `%.17g` so our files are byte-identical to liblinear's.
+//! Binary (little-endian): magic `KFLM`, version `u32` = 1, feature-set name
+//! (`u32` length + UTF-8), `nr_feature` `u32`, bias `f64`, bias weight `f32`,
+//! layout `u8` (0 dense: `nr_feature` × `f32`; 1 sparse: count `u32`, then
+//! count × (`u32` 0-based index, `f32` weight)). Sparse is chosen when fewer
+//! than half the weights are nonzero.
+//! A sidecar `MODEL.meta.toml` keeps the feature-set name and the options.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 4] = b"KFLM";
+const VERSION: u32 = 1;
+
+/// A linear regression model: `y = w · x (+ w_b * bias when bias >= 0)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// liblinear's solver name (`L2R_L2LOSS_SVR`, `L2R_L2LOSS_SVR_DUAL`, ...).
+    pub solver_type: String,
+    /// Weight of feature index `j + 1` at `w[j]`; `w.len()` is `nr_feature`.
+    pub w: Vec<f64>,
+    /// The constant feature value (`-B`); negative means no bias term.
+    pub bias: f64,
+    /// The bias weight (0 when there is no bias term).
+    pub bias_weight: f64,
+    /// The feature set the model was trained on (from the sidecar / binary header).
+    pub features: String,
+}
+
+/// A model file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// I/O failure.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// Malformed content.
+    #[error("{path}: {message}")]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What was expected.
+        message: String,
+    },
+}
+
+impl Model {
+    /// liblinear's `nr_feature`.
+    pub fn nr_feature(&self) -> usize {
+        self.w.len()
+    }
+
+    /// Predicts one row given as ascending `(0-based column, value)` pairs,
+    /// summing in the row's order in `f64` like liblinear-predict; columns
+    /// beyond the model are ignored.
+    pub fn predict_row(&self, indices: &[u32], values: &[f32]) -> f64 {
+        let mut sum = 0.0;
+        for (&j, &v) in indices.iter().zip(values) {
+            if let Some(&wj) = self.w.get(j as usize) {
+                sum += wj * v as f64;
+            }
+        }
+        if self.bias >= 0.0 {
+            sum += self.bias_weight * self.bias;
+        }
+        sum
+    }
+
+    /// liblinear's text model.
+    pub fn to_text(&self) -> String {
+        let mut s = String::with_capacity(self.w.len() * 24 + 100);
+        let _ = write!(
+            s,
+            "solver_type {}\nnr_class 2\nnr_feature {}\nbias {}\nw\n",
+            self.solver_type,
+            self.w.len(),
+            format_g17(self.bias)
+        );
+        for &w in &self.w {
+            s.push_str(&format_g17(w));
+            s.push_str(" \n");
+        }
+        if self.bias >= 0.0 {
+            s.push_str(&format_g17(self.bias_weight));
+            s.push_str(" \n");
+        }
+        s
+    }
+
+    /// Reads liblinear's text model the way its `load_model` does: header keys
+    /// in any order up to `w`, then whitespace-separated weights.
+    pub fn from_text(path: &Path, text: &str) -> Result<Model, ModelError> {
+        let err = |message: String| ModelError::Format {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut tokens = text.split_ascii_whitespace();
+        let (mut solver, mut nr_feature, mut bias, mut nr_class) = (None, None, None, None);
+        loop {
+            let key = tokens
+                .next()
+                .ok_or_else(|| err("no \"w\" line before the end of the file".into()))?;
+            let mut value = |what: &str| {
+                tokens
+                    .next()
+                    .ok_or_else(|| err(format!("expected a value after \"{what}\"")))
+            };
+            match key {
+                "w" => break,
+                "solver_type" => solver = Some(value(key)?.to_string()),
+                "nr_class" => nr_class = Some(value(key)?.to_string()),
+                "nr_feature" => {
+                    let v = value(key)?;
+                    nr_feature = Some(v.parse::<u32>().map_err(|_| {
+                        err(format!(
+                            "found \"{v}\", expected a feature count after nr_feature"
+                        ))
+                    })?)
+                }
+                "bias" => {
+                    let v = value(key)?;
+                    bias =
+                        Some(v.parse::<f64>().map_err(|_| {
+                            err(format!("found \"{v}\", expected a number after bias"))
+                        })?)
+                }
+                other => return Err(err(format!("unknown text in model file: \"{other}\""))),
+            }
+        }
+        let solver = solver.ok_or_else(|| err("missing solver_type".into()))?;
+        if !solver.contains("SVR") {
+            return Err(err(format!(
+                "solver_type {solver} is not a regression model (expected L2R_L2LOSS_SVR or an SVR dual)"
+            )));
+        }
+        if nr_class.as_deref() != Some("2") {
+            return Err(err("expected nr_class 2 for a regression model".into()));
+        }
+        let n = nr_feature.ok_or_else(|| err("missing nr_feature".into()))? as usize;
+        let bias = bias.ok_or_else(|| err("missing bias".into()))?;
+        let total = n + usize::from(bias >= 0.0);
+        let mut w = Vec::with_capacity(total);
+        for k in 0..total {
+            let t = tokens
+                .next()
+                .ok_or_else(|| err(format!("expected {total} weights after \"w\", found {k}")))?;
+            w.push(
+                t.parse::<f64>()
+                    .map_err(|_| err(format!("found \"{t}\", expected weight {}", k + 1)))?,
+            );
+        }
+        let bias_weight = if bias >= 0.0 {
+            w.pop().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        Ok(Model {
+            solver_type: solver,
+            w,
+            bias,
+            bias_weight,
+            features: String::new(),
+        })
+    }
+
+    /// The compact binary form (see the module docs).
+    pub fn to_binary(&self) -> Vec<u8> {
+        let nonzero = self.w.iter().filter(|&&w| w as f32 != 0.0).count();
+        let sparse = nonzero * 2 < self.w.len();
+        let mut b =
+            Vec::with_capacity(32 + self.features.len() + 8 * nonzero.max(self.w.len() / 2));
+        b.extend_from_slice(MAGIC);
+        b.extend_from_slice(&VERSION.to_le_bytes());
+        b.extend_from_slice(&(self.features.len() as u32).to_le_bytes());
+        b.extend_from_slice(self.features.as_bytes());
+        b.extend_from_slice(&(self.w.len() as u32).to_le_bytes());
+        b.extend_from_slice(&self.bias.to_le_bytes());
+        b.extend_from_slice(&(self.bias_weight as f32).to_le_bytes());
+        if sparse {
+            b.push(1);
+            b.extend_from_slice(&(nonzero as u32).to_le_bytes());
+            for (j, &w) in self.w.iter().enumerate() {
+                if w as f32 != 0.0 {
+                    b.extend_from_slice(&(j as u32).to_le_bytes());
+                    b.extend_from_slice(&(w as f32).to_le_bytes());
+                }
+            }
+        } else {
+            b.push(0);
+            for &w in &self.w {
+                b.extend_from_slice(&(w as f32).to_le_bytes());
+            }
+        }
+        b
+    }
+
+    /// Reads the binary form.
+    pub fn from_binary(path: &Path, bytes: &[u8]) -> Result<Model, ModelError> {
+        let err = |message: &str| ModelError::Format {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        };
+        let mut r = Cursor { bytes, at: 0 };
+        if r.take(4) != Some(MAGIC.as_slice()) {
+            return Err(err("not a kifulearn binary model (bad magic)"));
+        }
+        let truncated = || err("truncated binary model");
+        let version = r.u32().ok_or_else(truncated)?;
+        if version != VERSION {
+            return Err(err(&format!(
+                "binary model version {version}, this build reads version {VERSION}"
+            )));
+        }
+        let len = r.u32().ok_or_else(truncated)? as usize;
+        let features = std::str::from_utf8(r.take(len).ok_or_else(truncated)?)
+            .map_err(|_| err("feature-set name is not UTF-8"))?
+            .to_string();
+        let n = r.u32().ok_or_else(truncated)? as usize;
+        let bias = f64::from_le_bytes(r.take(8).ok_or_else(truncated)?.try_into().unwrap());
+        let bias_weight = r.f32().ok_or_else(truncated)? as f64;
+        let layout = *r.take(1).ok_or_else(truncated)?.first().unwrap();
+        let mut w = vec![0.0; n];
+        match layout {
+            0 => {
+                for wj in w.iter_mut() {
+                    *wj = r.f32().ok_or_else(truncated)? as f64;
+                }
+            }
+            1 => {
+                let count = r.u32().ok_or_else(truncated)?;
+                for _ in 0..count {
+                    let j = r.u32().ok_or_else(truncated)? as usize;
+                    let v = r.f32().ok_or_else(truncated)?;
+                    *w.get_mut(j)
+                        .ok_or_else(|| err("weight index beyond nr_feature"))? = v as f64;
+                }
+            }
+            _ => return Err(err("unknown weight layout")),
+        }
+        Ok(Model {
+            solver_type: "L2R_L2LOSS_SVR".into(),
+            w,
+            bias,
+            bias_weight,
+            features,
+        })
+    }
+
+    /// Loads a model, text or binary (detected by the magic), with one read.
+    /// A text model picks up its feature-set name from `MODEL.meta.toml`.
+    pub fn load(path: &Path) -> Result<Model, ModelError> {
+        let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        if bytes.starts_with(MAGIC) {
+            return Model::from_binary(path, &bytes);
+        }
+        let text = std::str::from_utf8(&bytes).map_err(|_| ModelError::Format {
+            path: path.to_path_buf(),
+            message: "neither a binary model nor UTF-8 text".into(),
+        })?;
+        let mut model = Model::from_text(path, text)?;
+        if let Ok(meta) = std::fs::read_to_string(meta_path(path)) {
+            if let Some(f) = meta_string(&meta, "features") {
+                model.features = f;
+            }
+        }
+        Ok(model)
+    }
+
+    /// Writes the model (text or binary) through a temporary name and a rename,
+    /// so an interrupted run leaves the old file or the new one, never half.
+    pub fn save(&self, path: &Path, binary: bool) -> io::Result<()> {
+        let bytes = if binary {
+            self.to_binary()
+        } else {
+            self.to_text().into_bytes()
+        };
+        write_atomic(path, &bytes)
+    }
+}
+
+/// The sidecar path of a model: `MODEL.meta.toml`.
+pub fn meta_path(model: &Path) -> PathBuf {
+    let mut s = model.as_os_str().to_owned();
+    s.push(".meta.toml");
+    PathBuf::from(s)
+}
+
+/// Writes the sidecar: `features = "..."` then `key = value` lines (TOML).
+/// Values are written as given; strings must already be TOML-quoted.
+pub fn write_meta(model: &Path, features: &str, options: &[(&str, String)]) -> io::Result<()> {
+    let mut s = format!("features = {}\n", toml_string(features));
+    for (k, v) in options {
+        let _ = writeln!(s, "{k} = {v}");
+    }
+    write_atomic(&meta_path(model), s.as_bytes())
+}
+
+/// A TOML basic string.
+pub fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn meta_string(meta: &str, key: &str) -> Option<String> {
+    meta.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        if k.trim() != key {
+            return None;
+        }
+        let v = v.trim().strip_prefix('"')?.strip_suffix('"')?;
+        Some(v.replace("\\\"", "\"").replace("\\\\", "\\"))
+    })
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn f32(&mut self) -> Option<f32> {
+        Some(f32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+}
+
+/// C's `printf("%.17g", x)`, which round-trips every `f64`.
+pub fn format_g17(x: f64) -> String {
+    format_g(x, 17)
+}
+
+/// C's `printf("%.Pg", x)`: `P` significant digits, trailing zeros removed,
+/// scientific when the exponent is < -4 or >= P, exponent of two digits or more.
+pub fn format_g(x: f64, precision: usize) -> String {
+    let precision = precision.max(1);
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    let sci = format!("{x:.*e}", precision - 1);
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
+    let exp: i32 = exp.parse().expect("{:e} exponent is an integer");
+    if exp < -4 || exp >= precision as i32 {
+        let m = strip_zeros(mantissa);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{m}e{sign}{:02}", exp.abs())
+    } else {
+        let decimals = (precision as i32 - 1 - exp) as usize;
+        strip_zeros(&format!("{x:.decimals$}")).to_string()
+    }
+}
+
+fn strip_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn examples() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/examples")
+    }
+
+    #[test]
+    #[allow(clippy::excessive_precision)] // the literals are printf's own output
+    fn formats_like_printf_g17() {
+        for (x, s) in [
+            (7.8818309830442393e-05, "7.8818309830442393e-05"),
+            (0.0022216645468907843, "0.0022216645468907843"),
+            (1e-5, "1.0000000000000001e-05"),
+            (1.0, "1"),
+            (-1.0, "-1"),
+            (-3.5e20, "-3.5e+20"),
+            (0.1, "0.10000000000000001"),
+            (123456.0, "123456"),
+            (1e16, "10000000000000000"),
+            (1e17, "1e+17"),
+            (0.0001, "0.0001"),
+        ] {
+            assert_eq!(format_g17(x), s, "{x:e}");
+        }
+        assert_eq!(format_g(0.00888177123, 6), "0.00888177");
+        assert_eq!(format_g(0.98442, 6), "0.98442");
+        assert_eq!(format_g(1234567.0, 6), "1.23457e+06");
+    }
+
+    #[test]
+    fn liblinear_text_models_round_trip_byte_for_byte() {
+        for name in ["small_s11.model", "small_s11_bias.model"] {
+            let path = examples().join(name);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let model = Model::from_text(&path, &text).unwrap();
+            assert_eq!(model.nr_feature(), 1000);
+            assert_eq!(model.to_text(), text, "{name}");
+        }
+    }
+
+    #[test]
+    fn binary_round_trips_to_f32_and_load_detects_it() {
+        let path = examples().join("small_s11_bias.model");
+        let model = Model::load(&path).unwrap();
+        let mut named = model.clone();
+        named.features = "relation".into();
+        let dir = std::env::temp_dir().join(format!("kifulearn-model-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bin = dir.join("m.bin");
+        named.save(&bin, true).unwrap();
+        let back = Model::load(&bin).unwrap();
+        assert_eq!(back.features, "relation");
+        assert_eq!(back.bias, 1.0);
+        assert_eq!(back.w.len(), 1000);
+        for (a, b) in back.w.iter().zip(&model.w) {
+            assert_eq!(*a, *b as f32 as f64);
+        }
+        // Mostly zero weights use the sparse layout.
+        let mut sparse = model.clone();
+        sparse.w.iter_mut().skip(10).for_each(|w| *w = 0.0);
+        let bytes = sparse.to_binary();
+        assert!(bytes.len() < 200, "{}", bytes.len());
+        let back = Model::from_binary(&bin, &bytes).unwrap();
+        assert_eq!(
+            back.w[..10],
+            sparse.w[..10]
+                .iter()
+                .map(|&w| w as f32 as f64)
+                .collect::<Vec<_>>()[..]
+        );
+        assert!(back.w[10..].iter().all(|&w| w == 0.0));
+        let e = Model::from_binary(&bin, &bytes[..bytes.len() - 3]).unwrap_err();
+        assert!(
+            e.to_string().ends_with("m.bin: truncated binary model"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn rejects_malformed_text_models() {
+        let p = Path::new("m.model");
+        let e = |t: &str| Model::from_text(p, t).unwrap_err().to_string();
+        assert_eq!(
+            e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 3\nbias -1\nw\n1\n2\n"),
+            "m.model: expected 3 weights after \"w\", found 2"
+        );
+        assert_eq!(
+            e("solver_type L2R_L2LOSS_SVR\nfoo 2\n"),
+            "m.model: unknown text in model file: \"foo\""
+        );
+        assert_eq!(
+            e("solver_type L2R_LR\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n"),
+            "m.model: solver_type L2R_LR is not a regression model (expected L2R_L2LOSS_SVR or an SVR dual)"
+        );
+    }
+}

@@ -1,0 +1,425 @@
+//! Reading libsvm files into a CSR matrix, in parallel and without holding text.
+//!
+//! Files are read in line-aligned blocks of [`BLOCK_BYTES`]; each block is cut
+//! into line-aligned pieces parsed in parallel (rayon) straight from bytes,
+//! and the pieces are appended in order. So peak memory is the final matrix
+//! plus one block, never the text of a whole file.
+//!
+//! Labels are kept as `f64`: the writer prints them in shortest round-trip
+//! `f64` form, liblinear reads them as `double`, and the objective is summed in
+//! `f64`; at 8 bytes a row they cost nothing next to the 8 bytes per nonzero.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use ndarray::Array1;
+use rayon::prelude::*;
+use sprs::CsMatI;
+
+/// Bytes read from a file at a time (then cut at the last newline).
+pub const BLOCK_BYTES: usize = 16 << 20;
+
+/// A libsvm data set: rows of `(index - 1, value)` in CSR form, and labels.
+#[derive(Debug, Clone)]
+pub struct LibsvmData {
+    /// Rows × columns, columns = the largest 1-based index seen (liblinear's
+    /// `nr_feature`); column `j` holds feature index `j + 1`.
+    pub x: CsMatI<f32, u32>,
+    /// One label per row.
+    pub y: Array1<f64>,
+}
+
+/// A malformed line or an unreadable file, with where and what was expected.
+#[derive(Debug)]
+pub enum ReadError {
+    /// The file could not be opened or read.
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: io::Error,
+    },
+    /// A line does not follow `label idx:val ...` with ascending indices.
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What was wrong.
+        message: String,
+    },
+    /// More nonzeros than `u32` CSR offsets can address.
+    TooLarge,
+    /// No file to read (an empty folder, or no path given).
+    NoFiles(String),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io { path, source } => write!(f, "{}: {source}", path.display()),
+            ReadError::Syntax {
+                path,
+                line,
+                message,
+            } => write!(f, "{}:{line}: {message}", path.display()),
+            ReadError::TooLarge => write!(f, "more than 4294967295 nonzeros in one data set"),
+            ReadError::NoFiles(what) => write!(f, "no libsvm file to read in {what}"),
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// Lists the files to read: files as given, folders as their `*.svm` files
+/// (recursively, sorted by path so runs are reproducible).
+pub fn expand_paths<P: AsRef<Path>>(paths: &[P]) -> Result<Vec<PathBuf>, ReadError> {
+    let mut out = Vec::new();
+    for p in paths {
+        let p = p.as_ref();
+        if p.is_dir() {
+            let mut found = Vec::new();
+            collect_svm(p, &mut found)?;
+            found.sort();
+            if found.is_empty() {
+                return Err(ReadError::NoFiles(p.display().to_string()));
+            }
+            out.extend(found);
+        } else {
+            out.push(p.to_path_buf());
+        }
+    }
+    if out.is_empty() {
+        return Err(ReadError::NoFiles("the arguments".into()));
+    }
+    Ok(out)
+}
+
+fn collect_svm(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {
+    let io_err = |source| ReadError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io_err)? {
+        let path = entry.map_err(io_err)?.path();
+        if path.is_dir() {
+            collect_svm(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "svm") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Reads one or more libsvm files or folders of `*.svm` files into one data set.
+pub fn read_paths<P: AsRef<Path>>(paths: &[P]) -> Result<LibsvmData, ReadError> {
+    let files = expand_paths(paths)?;
+    let mut acc = Accumulator::default();
+    for file in &files {
+        acc.read_file(file)?;
+    }
+    acc.finish()
+}
+
+/// Reads libsvm text from memory (`name` is used in error messages).
+pub fn read_bytes(name: &Path, bytes: &[u8]) -> Result<LibsvmData, ReadError> {
+    let mut acc = Accumulator::default();
+    acc.add_block(name, bytes)?;
+    acc.finish()
+}
+
+#[derive(Default)]
+struct Accumulator {
+    labels: Vec<f64>,
+    indptr: Vec<u32>,
+    indices: Vec<u32>,
+    values: Vec<f32>,
+    max_index: u32,
+    lines_before: u64,
+}
+
+/// The parse of one line-aligned piece of text.
+#[derive(Default)]
+struct Piece {
+    labels: Vec<f64>,
+    row_ends: Vec<u32>,
+    indices: Vec<u32>,
+    values: Vec<f32>,
+    max_index: u32,
+    /// (1-based line within the piece, message)
+    error: Option<(u64, String)>,
+}
+
+impl Accumulator {
+    fn read_file(&mut self, path: &Path) -> Result<(), ReadError> {
+        let io_err = |source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = File::open(path).map_err(io_err)?;
+        let mut buf = vec![0u8; BLOCK_BYTES];
+        let mut filled = 0;
+        self.lines_before = 0;
+        loop {
+            if filled == buf.len() {
+                // A single line longer than the block: grow rather than fail.
+                buf.resize(buf.len() * 2, 0);
+            }
+            let n = file.read(&mut buf[filled..]).map_err(io_err)?;
+            filled += n;
+            let at_end = n == 0;
+            let cut = if at_end {
+                filled
+            } else {
+                match memchr_last(b'\n', &buf[..filled]) {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            };
+            self.add_block(path, &buf[..cut])?;
+            buf.copy_within(cut..filled, 0);
+            filled -= cut;
+            if at_end {
+                return Ok(());
+            }
+        }
+    }
+
+    fn add_block(&mut self, path: &Path, block: &[u8]) -> Result<(), ReadError> {
+        let pieces = split_lines(block, rayon::current_num_threads() * 4);
+        let parsed: Vec<Piece> = pieces.par_iter().map(|p| parse_piece(p)).collect();
+        let mut lines = self.lines_before;
+        for piece in parsed {
+            if let Some((line, message)) = piece.error {
+                return Err(ReadError::Syntax {
+                    path: path.to_path_buf(),
+                    line: lines + line,
+                    message,
+                });
+            }
+            lines += piece.labels.len() as u64;
+            if self.indptr.is_empty() {
+                self.indptr.push(0);
+            }
+            let base = self.indices.len();
+            if base + piece.indices.len() > u32::MAX as usize {
+                return Err(ReadError::TooLarge);
+            }
+            self.indptr
+                .extend(piece.row_ends.iter().map(|&e| base as u32 + e));
+            self.labels.extend_from_slice(&piece.labels);
+            self.indices.extend_from_slice(&piece.indices);
+            self.values.extend_from_slice(&piece.values);
+            self.max_index = self.max_index.max(piece.max_index);
+        }
+        self.lines_before = lines;
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<LibsvmData, ReadError> {
+        if self.indptr.is_empty() {
+            self.indptr.push(0);
+        }
+        let rows = self.labels.len();
+        let cols = self.max_index as usize;
+        // Indices were checked ascending and in range while parsing.
+        let x = CsMatI::try_new((rows, cols), self.indptr, self.indices, self.values)
+            .map_err(|_| ReadError::TooLarge)?;
+        Ok(LibsvmData {
+            x,
+            y: Array1::from(self.labels),
+        })
+    }
+}
+
+fn memchr_last(byte: u8, hay: &[u8]) -> Option<usize> {
+    hay.iter().rposition(|&b| b == byte)
+}
+
+/// Cuts `block` into about `n` pieces, each ending just after a newline (or at the end).
+fn split_lines(block: &[u8], n: usize) -> Vec<&[u8]> {
+    let mut out = Vec::with_capacity(n);
+    let target = block.len() / n.max(1) + 1;
+    let mut start = 0;
+    while start < block.len() {
+        let mut end = (start + target).min(block.len());
+        while end < block.len() && block[end - 1] != b'\n' {
+            end += 1;
+        }
+        out.push(&block[start..end]);
+        start = end;
+    }
+    out
+}
+
+fn parse_piece(text: &[u8]) -> Piece {
+    let mut piece = Piece {
+        labels: Vec::with_capacity(text.len() / 512 + 1),
+        row_ends: Vec::with_capacity(text.len() / 512 + 1),
+        indices: Vec::with_capacity(text.len() / 6),
+        values: Vec::with_capacity(text.len() / 6),
+        ..Piece::default()
+    };
+    for (n, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        if let Err(message) = parse_line(line, &mut piece) {
+            piece.error = Some((n as u64 + 1, message));
+            return piece;
+        }
+    }
+    piece
+}
+
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t' || b == b'\r' || b == b'\n'
+}
+
+fn parse_line(line: &[u8], piece: &mut Piece) -> Result<(), String> {
+    let mut tokens = line.split(|&b| is_space(b)).filter(|t| !t.is_empty());
+    let label = tokens
+        .next()
+        .ok_or_else(|| "empty line, expected a label".to_string())?;
+    let label = parse_f64(label).ok_or_else(|| {
+        format!(
+            "found \"{}\", expected a number as the label",
+            String::from_utf8_lossy(label)
+        )
+    })?;
+    let mut last = 0u32;
+    for token in tokens {
+        let bad = || {
+            format!(
+                "found \"{}\", expected INDEX:VALUE with a positive integer index",
+                String::from_utf8_lossy(token)
+            )
+        };
+        let colon = token.iter().position(|&b| b == b':').ok_or_else(bad)?;
+        let index = parse_index(&token[..colon]).ok_or_else(bad)?;
+        let value = parse_f32(&token[colon + 1..]).ok_or_else(bad)?;
+        if index <= last {
+            return Err(format!(
+                "index {index} after {last}, indices must be strictly ascending"
+            ));
+        }
+        last = index;
+        piece.indices.push(index - 1);
+        piece.values.push(value);
+    }
+    piece.max_index = piece.max_index.max(last);
+    piece.labels.push(label);
+    piece.row_ends.push(piece.indices.len() as u32);
+    Ok(())
+}
+
+fn parse_index(digits: &[u8]) -> Option<u32> {
+    if digits.is_empty() || digits.len() > 10 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + (d - b'0') as u64;
+    }
+    (1..=u32::MAX as u64).contains(&v).then_some(v as u32)
+}
+
+/// Fast path for small integers (the relation features' values 1..10), then
+/// the standard library's correctly rounded (Eisel-Lemire) parser.
+fn parse_f32(text: &[u8]) -> Option<f32> {
+    if !text.is_empty() && text.len() <= 6 && text.iter().all(u8::is_ascii_digit) {
+        let mut v = 0u32;
+        for &d in text {
+            v = v * 10 + (d - b'0') as u32;
+        }
+        return Some(v as f32);
+    }
+    let v: f32 = std::str::from_utf8(text).ok()?.parse().ok()?;
+    v.is_finite().then_some(v)
+}
+
+fn parse_f64(text: &[u8]) -> Option<f64> {
+    let v: f64 = std::str::from_utf8(text).ok()?.parse().ok()?;
+    v.is_finite().then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<LibsvmData, ReadError> {
+        read_bytes(Path::new("data/a.svm"), text.as_bytes())
+    }
+
+    #[test]
+    fn reads_rows_labels_and_dimension() {
+        let d = read("0.5 1:3 7:0.25\n-1\n1e-2 2:10\n").unwrap();
+        assert_eq!(d.x.shape(), (3, 7));
+        assert_eq!(d.y.to_vec(), vec![0.5, -1.0, 0.01]);
+        assert_eq!(d.x.indptr().raw_storage(), &[0, 2, 2, 3]);
+        assert_eq!(d.x.indices(), &[0, 6, 1]);
+        assert_eq!(d.x.data(), &[3.0, 0.25, 10.0]);
+    }
+
+    #[test]
+    fn reports_file_line_and_token() {
+        let e = read("1 1:2\n\n").unwrap_err().to_string();
+        assert_eq!(e, "data/a.svm:2: empty line, expected a label");
+        let mut text = String::new();
+        for _ in 0..11 {
+            text.push_str("0.1 1:1 2:2\n");
+        }
+        text.push_str("0.2 1:1 3:x\n");
+        assert_eq!(
+            read(&text).unwrap_err().to_string(),
+            "data/a.svm:12: found \"3:x\", expected INDEX:VALUE with a positive integer index"
+        );
+        assert_eq!(
+            read("1 0:1\n").unwrap_err().to_string(),
+            "data/a.svm:1: found \"0:1\", expected INDEX:VALUE with a positive integer index"
+        );
+        assert_eq!(
+            read("1 3:1 2:1\n").unwrap_err().to_string(),
+            "data/a.svm:1: index 2 after 3, indices must be strictly ascending"
+        );
+        assert_eq!(
+            read("x 3:1\n").unwrap_err().to_string(),
+            "data/a.svm:1: found \"x\", expected a number as the label"
+        );
+    }
+
+    #[test]
+    fn line_numbers_survive_parallel_pieces() {
+        // Many pieces per block: the error line must still be global.
+        let mut text = String::new();
+        for i in 0..5000 {
+            text.push_str(&format!("{i} 1:1 {}:2\n", i + 2));
+        }
+        text.push_str("1 5:1 5:2\n");
+        let e = read(&text).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "data/a.svm:5001: index 5 after 5, indices must be strictly ascending"
+        );
+    }
+
+    #[test]
+    fn reads_the_golden_example_like_liblinear() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/examples/small.svm");
+        let d = read_paths(&[&path]).unwrap();
+        assert_eq!(d.x.rows(), 500);
+        assert_eq!(d.x.nnz(), 9856);
+        // nr_feature of liblinear's model for this file.
+        assert_eq!(d.x.cols(), 1000);
+        assert_eq!(d.y[0], 0.227393);
+    }
+}

@@ -1,0 +1,272 @@
+//! The smooth objective seen by the Newton solver, and the L2-loss SVR one.
+//!
+//! Follows liblinear's `function` interface (`fun`, `grad`, `Hv`,
+//! `get_diagH`), so [`super::tron::Tron`] never knows which loss it minimises.
+
+use rayon::prelude::*;
+use sprs::CsMatI;
+
+/// A twice-differentiable (or generalized-Hessian) objective over `w ∈ R^n`.
+///
+/// Calls come in liblinear's order: `value(w)` then `gradient(w)` at the same
+/// `w`, then any number of `hessian_vec`/`diag_precond` at that `w`; an
+/// implementation may cache what `value` computed.
+pub trait Objective {
+    /// Number of variables `n`.
+    fn dimension(&self) -> usize;
+    /// `f(w)`.
+    fn value(&mut self, w: &[f64]) -> f64;
+    /// `∇f(w)` into `g` (after `value(w)`).
+    fn gradient(&mut self, w: &[f64], g: &mut [f64]);
+    /// `∇²f(w) s` into `hs` (generalized Hessian for piecewise-quadratic losses).
+    fn hessian_vec(&mut self, s: &[f64], hs: &mut [f64]);
+    /// The diagonal of `∇²f(w)` into `m`, for the preconditioner.
+    fn diag_precond(&mut self, m: &mut [f64]);
+}
+
+/// Rows of a CSR matrix with an optional constant bias feature appended as
+/// the last variable (liblinear's `-B`: regularised like any other weight).
+pub struct Rows<'a> {
+    indptr: &'a [u32],
+    indices: &'a [u32],
+    values: &'a [f32],
+    cols: usize,
+    bias: Option<f64>,
+}
+
+impl<'a> Rows<'a> {
+    /// Views `x`; `bias` < 0 means no bias feature.
+    pub fn new(x: &'a CsMatI<f32, u32>, bias: f64) -> Rows<'a> {
+        Rows {
+            indptr: x.indptr().into_raw_storage(),
+            indices: x.indices(),
+            values: x.data(),
+            cols: x.cols(),
+            bias: (bias >= 0.0).then_some(bias),
+        }
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.indptr.len() - 1
+    }
+
+    /// True when there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Number of weights: columns, plus one for the bias.
+    pub fn dimension(&self) -> usize {
+        self.cols + usize::from(self.bias.is_some())
+    }
+
+    /// Row `i` as (columns, values).
+    #[inline]
+    pub fn row(&self, i: usize) -> (&'a [u32], &'a [f32]) {
+        let (a, b) = (self.indptr[i] as usize, self.indptr[i + 1] as usize);
+        (&self.indices[a..b], &self.values[a..b])
+    }
+
+    /// `w · x_i` (with the bias feature).
+    #[inline]
+    pub fn dot(&self, i: usize, w: &[f64]) -> f64 {
+        let (idx, val) = self.row(i);
+        let mut s = 0.0;
+        for (&j, &v) in idx.iter().zip(val) {
+            s += w[j as usize] * v as f64;
+        }
+        if let Some(b) = self.bias {
+            s += w[self.cols] * b;
+        }
+        s
+    }
+
+    /// `y += a x_i`.
+    #[inline]
+    pub fn axpy(&self, i: usize, a: f64, y: &mut [f64]) {
+        let (idx, val) = self.row(i);
+        for (&j, &v) in idx.iter().zip(val) {
+            y[j as usize] += a * v as f64;
+        }
+        if let Some(b) = self.bias {
+            y[self.cols] += a * b;
+        }
+    }
+
+    /// `‖x_i‖²` (with the bias feature).
+    pub fn norm_sq(&self, i: usize) -> f64 {
+        let (_, val) = self.row(i);
+        val.iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>() + self.bias.map_or(0.0, |b| b * b)
+    }
+
+    /// `z_i = w · x_i` for all rows, in parallel.
+    pub fn products(&self, w: &[f64], z: &mut [f64]) {
+        z.par_iter_mut()
+            .enumerate()
+            .with_min_len(1024)
+            .for_each(|(i, zi)| *zi = self.dot(i, w));
+    }
+}
+
+/// The exact primal objective `½‖w‖² + C Σ max(0, |y_i − w·x_i| − p)²`, in parallel.
+pub fn primal_value(rows: &Rows, y: &[f64], c: f64, p: f64, w: &[f64]) -> f64 {
+    let loss: f64 = (0..rows.len())
+        .into_par_iter()
+        .with_min_len(1024)
+        .map(|i| {
+            let d = (rows.dot(i, w) - y[i]).abs() - p;
+            if d > 0.0 {
+                d * d
+            } else {
+                0.0
+            }
+        })
+        .sum();
+    0.5 * w.iter().map(|v| v * v).sum::<f64>() + c * loss
+}
+
+/// liblinear's `l2r_l2_svr_fun`: the L2-loss ε-SVR primal, with the heavy
+/// products `Xv` and `X_Iᵀv` spread over rows on the rayon pool.
+pub struct L2SvrObjective<'a> {
+    rows: Rows<'a>,
+    y: &'a [f64],
+    c: f64,
+    p: f64,
+    /// `w · x_i` after `value`, then per-row coefficients after `gradient`.
+    z: Vec<f64>,
+    /// Rows with a nonzero loss at the current `w` (liblinear's index set I).
+    active: Vec<u32>,
+    coef: Vec<f64>,
+    /// One accumulator per extra worker for `X_Iᵀv` (worker 0 writes the output).
+    scratch: Vec<Vec<f64>>,
+}
+
+impl<'a> L2SvrObjective<'a> {
+    /// The objective for data `rows`, labels `y`, cost `c` and tube width `p`.
+    pub fn new(rows: Rows<'a>, y: &'a [f64], c: f64, p: f64) -> Self {
+        let l = rows.len();
+        let workers = rayon::current_num_threads().max(1);
+        let scratch = (1..workers).map(|_| vec![0.0; rows.dimension()]).collect();
+        L2SvrObjective {
+            rows,
+            y,
+            c,
+            p,
+            z: vec![0.0; l],
+            active: Vec::with_capacity(l),
+            coef: Vec::with_capacity(l),
+            scratch,
+        }
+    }
+
+    /// `out = Σ_{k ∈ I} v_k x_{I_k}` computed in parallel over slices of I.
+    fn sub_xtv(&mut self, v: &[f64], out: &mut [f64]) {
+        let parts = self.scratch.len() + 1;
+        let chunk = self.active.len().div_ceil(parts).max(1);
+        let rows = &self.rows;
+        let active = &self.active;
+        let work = |k: usize, acc: &mut [f64]| {
+            acc.iter_mut().for_each(|a| *a = 0.0);
+            let lo = (k * chunk).min(active.len());
+            let hi = ((k + 1) * chunk).min(active.len());
+            for t in lo..hi {
+                rows.axpy(active[t] as usize, v[t], acc);
+            }
+        };
+        let (first, rest) = (out, &mut self.scratch);
+        rayon::join(
+            || work(0, first),
+            || {
+                rest.par_iter_mut()
+                    .enumerate()
+                    .for_each(|(k, acc)| work(k + 1, acc))
+            },
+        );
+        let out = first;
+        for acc in rest.iter() {
+            out.par_iter_mut()
+                .zip(acc.par_iter())
+                .with_min_len(4096)
+                .for_each(|(o, a)| *o += a);
+        }
+    }
+}
+
+impl Objective for L2SvrObjective<'_> {
+    fn dimension(&self) -> usize {
+        self.rows.dimension()
+    }
+
+    fn value(&mut self, w: &[f64]) -> f64 {
+        self.rows.products(w, &mut self.z);
+        let (y, p) = (self.y, self.p);
+        let loss: f64 = self
+            .z
+            .par_iter()
+            .zip(y.par_iter())
+            .map(|(&z, &y)| {
+                let d = (z - y).abs() - p;
+                if d > 0.0 {
+                    d * d
+                } else {
+                    0.0
+                }
+            })
+            .sum();
+        0.5 * w.iter().map(|v| v * v).sum::<f64>() + self.c * loss
+    }
+
+    fn gradient(&mut self, w: &[f64], g: &mut [f64]) {
+        self.active.clear();
+        self.coef.clear();
+        for (i, (&z, &y)) in self.z.iter().zip(self.y).enumerate() {
+            let d = z - y;
+            if d < -self.p {
+                self.active.push(i as u32);
+                self.coef.push(self.c * (d + self.p));
+            } else if d > self.p {
+                self.active.push(i as u32);
+                self.coef.push(self.c * (d - self.p));
+            }
+        }
+        let coef = std::mem::take(&mut self.coef);
+        self.sub_xtv(&coef, g);
+        self.coef = coef;
+        g.par_iter_mut()
+            .zip(w.par_iter())
+            .with_min_len(4096)
+            .for_each(|(g, &w)| *g = w + 2.0 * *g);
+    }
+
+    fn hessian_vec(&mut self, s: &[f64], hs: &mut [f64]) {
+        let rows = &self.rows;
+        let c = self.c;
+        let mut xs = std::mem::take(&mut self.coef);
+        xs.par_iter_mut()
+            .zip(self.active.par_iter())
+            .with_min_len(1024)
+            .for_each(|(v, &i)| *v = c * rows.dot(i as usize, s));
+        self.sub_xtv(&xs, hs);
+        // The coefficient buffer is free once `gradient` has used it.
+        self.coef = xs;
+        hs.par_iter_mut()
+            .zip(s.par_iter())
+            .with_min_len(4096)
+            .for_each(|(h, &s)| *h = s + 2.0 * *h);
+    }
+
+    fn diag_precond(&mut self, m: &mut [f64]) {
+        m.iter_mut().for_each(|v| *v = 1.0);
+        for &i in &self.active {
+            let i = i as usize;
+            let (idx, val) = self.rows.row(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                m[j as usize] += 2.0 * self.c * (v as f64) * (v as f64);
+            }
+            if let Some(b) = self.rows.bias {
+                m[self.rows.cols] += 2.0 * self.c * b * b;
+            }
+        }
+    }
+}
