@@ -277,4 +277,4 @@ pub fn dot<F: FeatureSet>(set: &F, weights: &[f32], pos: &Position, view: Color)
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
