@@ -32,7 +32,7 @@ use crate::record::Game;
 pub const MANIFEST: &str = "manifest.csv";
 
 /// What to extract from each game.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ExtractOptions {
     /// Label rule and search.
     pub label: LabelOptions,
@@ -40,16 +40,6 @@ pub struct ExtractOptions {
     pub skip_opening: usize,
     /// Positions at this ply and later are not labelled.
     pub max_plies: Option<usize>,
-}
-
-impl Default for ExtractOptions {
-    fn default() -> Self {
-        Self {
-            label: LabelOptions::default(),
-            skip_opening: 0,
-            max_plies: None,
-        }
-    }
 }
 
 /// One game to extract: its output name, where it came from, and the game (or why it could not be read).
