@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod extract;
 mod perft;
 
 /// Learn a shogi evaluation function from game records, and play it over USI.
@@ -18,6 +19,8 @@ struct Cli {
 enum Command {
     /// Count the leaf nodes of the legal-move tree (checks the move generator).
     Perft(perft::Args),
+    /// Extract labelled training rows (libsvm) from game records.
+    Extract(extract::Args),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -25,6 +28,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
+        Command::Extract(args) => extract::run(args),
     };
     match result {
         Ok(code) => code,
