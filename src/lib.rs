@@ -13,6 +13,7 @@
 
 pub mod engine;
 pub mod eval;
+pub mod extract;
 pub mod features;
 pub mod label;
 pub mod libsvm;

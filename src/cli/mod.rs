@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod evaluate;
+mod extract;
 mod fit;
 mod games;
 mod perft;
@@ -33,6 +34,8 @@ enum Command {
     Fit(fit::Args),
     /// Predict libsvm rows with a model, like liblinear-predict.
     Predict(predict::Args),
+    /// Extract labelled training rows (libsvm) from game records.
+    Extract(extract::Args),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -45,6 +48,7 @@ pub fn run() -> ExitCode {
         Command::Evaluate(args) => evaluate::run(args),
         Command::Fit(args) => fit::run(args),
         Command::Predict(args) => predict::run(args),
+        Command::Extract(args) => extract::run(args),
     };
     match result {
         Ok(code) => code,

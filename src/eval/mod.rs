@@ -6,6 +6,8 @@
 
 use crate::shogi::{piece_value, Color, Piece, Position, HAND_PIECES};
 
+pub mod linear;
+
 /// Largest magnitude an evaluator returns; mate scores lie beyond it.
 pub const EVAL_LIMIT: i32 = 10_000;
 

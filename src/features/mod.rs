@@ -1,1 +1,280 @@
-//! (work in progress)
+//! Feature sets: one traversal per set, many sinks.
+//!
+//! A [`FeatureSet`] reports the `(index, value)` pairs of a position, seen from
+//! `view`, to a [`FeatureSink`]. Writing a libsvm row ([`RowBuilder`]),
+//! evaluating a linear model ([`DotSink`]) and accumulating a gradient
+//! ([`GradientSink`]) are three sinks of the same traversal, so they cannot
+//! disagree about what a feature is (the GA-Shogi lesson in `STYLE.md`).
+//!
+//! Indices are 1-based, as in libsvm files. A set may report an index more
+//! than once and in any order; the row builder sums duplicates and sorts.
+//! The exact definitions are in `docs/features.md`.
+
+mod material;
+mod relation;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use material::Material;
+pub use relation::{attack_code, Relation, RELATION_DIMENSION, RELATION_STATES};
+
+use crate::shogi::{Color, Position};
+
+/// Receives the features of one position, one `(index, value)` pair at a time.
+pub trait FeatureSink {
+    /// One feature: `index` is 1-based; the same index may come more than once (values add).
+    fn feature(&mut self, index: u32, value: f32);
+}
+
+/// A set of features: the only code that knows what its features are.
+pub trait FeatureSet {
+    /// Reports every feature of `pos` seen from `view` to `sink`.
+    fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S);
+    /// Largest index the set can report (indices run 1..=dimension).
+    fn dimension(&self) -> u32;
+    /// The set's name as written on the command line (`relation`, `relation,material`).
+    fn name(&self) -> String;
+}
+
+/// Builds a libsvm row: indices sorted strictly ascending, duplicates summed, zeros dropped.
+///
+/// Reuse one builder for many rows: [`RowBuilder::build`] clears it and keeps
+/// its buffer, so no allocation happens once the buffer has grown to the
+/// largest row.
+#[derive(Clone, Debug, Default)]
+pub struct RowBuilder {
+    pairs: Vec<(u32, f32)>,
+}
+
+impl RowBuilder {
+    /// An empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The row of `pos` from `view` under `set`, ready for [`crate::libsvm::write_row`].
+    pub fn build<F: FeatureSet>(&mut self, set: &F, pos: &Position, view: Color) -> &[(u32, f32)] {
+        self.pairs.clear();
+        set.visit(pos, view, self);
+        self.finish()
+    }
+
+    /// Sorts, merges and drops zeros in what the sink received since the last build.
+    fn finish(&mut self) -> &[(u32, f32)] {
+        self.pairs.sort_unstable_by_key(|&(i, _)| i);
+        let mut out = 0;
+        for i in 0..self.pairs.len() {
+            let (index, value) = self.pairs[i];
+            if out > 0 && self.pairs[out - 1].0 == index {
+                self.pairs[out - 1].1 += value;
+            } else {
+                self.pairs[out] = (index, value);
+                out += 1;
+            }
+        }
+        self.pairs.truncate(out);
+        self.pairs.retain(|&(_, v)| v != 0.0);
+        &self.pairs
+    }
+
+    /// The last row built.
+    pub fn row(&self) -> &[(u32, f32)] {
+        &self.pairs
+    }
+}
+
+impl FeatureSink for RowBuilder {
+    #[inline(always)]
+    fn feature(&mut self, index: u32, value: f32) {
+        self.pairs.push((index, value));
+    }
+}
+
+/// Dot product of the features with a weight vector (`weights[index − 1]`);
+/// indices beyond the vector have weight 0 (a model trained on fewer features).
+#[derive(Clone, Copy, Debug)]
+pub struct DotSink<'a> {
+    weights: &'a [f32],
+    /// The sum so far.
+    pub sum: f32,
+}
+
+impl<'a> DotSink<'a> {
+    /// A dot product starting at 0.
+    pub fn new(weights: &'a [f32]) -> Self {
+        Self { weights, sum: 0.0 }
+    }
+}
+
+impl FeatureSink for DotSink<'_> {
+    #[inline(always)]
+    fn feature(&mut self, index: u32, value: f32) {
+        if let Some(w) = self.weights.get(index as usize - 1) {
+            self.sum += w * value;
+        }
+    }
+}
+
+/// Adds `scale × value` into `gradient[index − 1]` for every feature: the update
+/// step of learners that work feature by feature. Indices beyond the vector are ignored.
+#[derive(Debug)]
+pub struct GradientSink<'a> {
+    gradient: &'a mut [f32],
+    scale: f32,
+}
+
+impl<'a> GradientSink<'a> {
+    /// Accumulates into `gradient` with factor `scale` (e.g. the loss derivative of one row).
+    pub fn new(gradient: &'a mut [f32], scale: f32) -> Self {
+        Self { gradient, scale }
+    }
+}
+
+impl FeatureSink for GradientSink<'_> {
+    #[inline(always)]
+    fn feature(&mut self, index: u32, value: f32) {
+        if let Some(g) = self.gradient.get_mut(index as usize - 1) {
+            *g += self.scale * value;
+        }
+    }
+}
+
+/// Shifts every index by `offset`: how combined sets give each part its own range.
+struct Offset<'a, S> {
+    inner: &'a mut S,
+    offset: u32,
+}
+
+impl<S: FeatureSink> FeatureSink for Offset<'_, S> {
+    #[inline(always)]
+    fn feature(&mut self, index: u32, value: f32) {
+        self.inner.feature(index + self.offset, value);
+    }
+}
+
+/// One of the named feature sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BaseSet {
+    /// The Mecha-Joshi two-piece relation set.
+    Relation,
+    /// Piece counts on the board and one feature per held piece.
+    Material,
+}
+
+impl BaseSet {
+    /// Every base set, as named on the command line.
+    pub const ALL: [BaseSet; 2] = [BaseSet::Relation, BaseSet::Material];
+
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            BaseSet::Relation => "relation",
+            BaseSet::Material => "material",
+        }
+    }
+
+    fn dimension(self) -> u32 {
+        match self {
+            BaseSet::Relation => Relation.dimension(),
+            BaseSet::Material => Material.dimension(),
+        }
+    }
+}
+
+/// A combination of named sets chosen at run time (`relation,material`): each
+/// part gets its own index range, in the order named. Dispatches once per part
+/// per position, then runs the part's monomorphized traversal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Features {
+    parts: Vec<(BaseSet, u32)>,
+    dimension: u32,
+}
+
+/// A feature-set name that is not known, empty, or repeated.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid feature set {text:?}: {reason} (known sets: relation, material; combine with commas)"
+)]
+pub struct FeaturesError {
+    /// The text given.
+    pub text: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl Features {
+    /// The parts with their index offsets (part index = offset + the part's own index).
+    pub fn parts(&self) -> &[(BaseSet, u32)] {
+        &self.parts
+    }
+}
+
+impl FromStr for Features {
+    type Err = FeaturesError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let err = |reason: String| FeaturesError {
+            text: text.to_string(),
+            reason,
+        };
+        let mut parts = Vec::new();
+        let mut offset = 0u32;
+        for name in text.split(',').map(str::trim) {
+            let set = BaseSet::ALL
+                .into_iter()
+                .find(|s| s.name() == name)
+                .ok_or_else(|| err(format!("unknown set {name:?}")))?;
+            if parts.iter().any(|&(s, _)| s == set) {
+                return Err(err(format!("{name:?} named twice")));
+            }
+            parts.push((set, offset));
+            offset += set.dimension();
+        }
+        Ok(Self {
+            parts,
+            dimension: offset,
+        })
+    }
+}
+
+impl fmt::Display for Features {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl FeatureSet for Features {
+    #[inline]
+    fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
+        for &(set, offset) in &self.parts {
+            let mut shifted = Offset {
+                inner: &mut *sink,
+                offset,
+            };
+            match set {
+                BaseSet::Relation => Relation.visit(pos, view, &mut shifted),
+                BaseSet::Material => Material.visit(pos, view, &mut shifted),
+            }
+        }
+    }
+
+    fn dimension(&self) -> u32 {
+        self.dimension
+    }
+
+    fn name(&self) -> String {
+        let names: Vec<&str> = self.parts.iter().map(|(s, _)| s.name()).collect();
+        names.join(",")
+    }
+}
+
+/// `Σ weights[index − 1] × value` over the features of `pos` from `view`.
+pub fn dot<F: FeatureSet>(set: &F, weights: &[f32], pos: &Position, view: Color) -> f32 {
+    let mut sink = DotSink::new(weights);
+    set.visit(pos, view, &mut sink);
+    sink.sum
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

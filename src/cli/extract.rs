@@ -1,0 +1,152 @@
+//! `kifulearn extract PATH... --out DIR`: game records to libsvm rows.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use kifulearn::eval::Material;
+use kifulearn::extract::{self, ExtractOptions, GameJob};
+use kifulearn::features::{FeatureSet, Features};
+use kifulearn::label::LabelOptions;
+use kifulearn::record;
+
+use super::CliResult;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Record files or folders (searched recursively): CSA, KIF, USI lines, Kisen.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output folder: NAME.svm and NAME.rows.csv per game, manifest.csv for the run.
+    #[arg(long)]
+    out: PathBuf,
+    /// Feature sets, comma-separated, each in its own index range in the order named.
+    #[arg(long, default_value = "relation")]
+    features: String,
+    /// Centipawns by which the game's move is put above every other move.
+    #[arg(long, default_value_t = 100)]
+    margin: i32,
+    /// Labels are centipawns divided by this.
+    #[arg(long, default_value_t = 10_000.0)]
+    scale: f64,
+    /// Full-width plies searched below each candidate move.
+    #[arg(long, default_value_t = 1)]
+    depth: u32,
+    /// Evaluate the search leaves statically instead of following captures.
+    #[arg(long)]
+    no_quiescence: bool,
+    /// Do not label positions before this ply.
+    #[arg(long, default_value_t = 0)]
+    skip_opening: usize,
+    /// Do not label positions at this ply or later.
+    #[arg(long)]
+    max_plies: Option<usize>,
+    /// Games extracted in parallel (default: all cores).
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
+pub fn run(args: Args) -> CliResult {
+    let features: Features = args.features.parse()?;
+    let label = LabelOptions {
+        margin: args.margin,
+        scale: args.scale,
+        quiescence: !args.no_quiescence,
+        depth: args.depth,
+    }
+    .check()?;
+    let options = ExtractOptions {
+        label,
+        skip_opening: args.skip_opening,
+        max_plies: args.max_plies,
+    };
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = args.jobs {
+        if n == 0 {
+            return Err("--jobs 0: expected at least 1".into());
+        }
+        pool = pool.num_threads(n);
+    }
+    let pool = pool.build()?;
+
+    let files = record::find_record_files(&args.paths)?;
+    if files.is_empty() {
+        return Err("no record files found (.csa, .kif, .kifu, .usi, .sfen, .kis)".into());
+    }
+    let stems = extract::file_stems(&files);
+    let jobs: Vec<GameJob> = pool.install(|| {
+        files
+            .par_iter()
+            .zip(&stems)
+            .flat_map_iter(|(file, stem)| {
+                let read = record::read_file(file);
+                let stem = stem.clone();
+                read.games
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(index, game)| GameJob {
+                        name: extract::game_name(&stem, index),
+                        source: format!("{}#{index}", file.display()),
+                        game: game.map_err(|e| e.to_string()),
+                    })
+            })
+            .collect()
+    });
+
+    let bar = ProgressBar::new(jobs.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec} {msg}",
+        )
+        .map_err(|e| e.to_string())?
+        .progress_chars("=> "),
+    );
+    let start = Instant::now();
+    let rows = std::sync::atomic::AtomicU64::new(0);
+    let summary = pool.install(|| {
+        extract::run(
+            &jobs,
+            &args.out,
+            &features,
+            &Material,
+            &options,
+            |report, resumed| {
+                if !resumed {
+                    let n = rows.fetch_add(report.rows, std::sync::atomic::Ordering::Relaxed)
+                        + report.rows;
+                    let secs = start.elapsed().as_secs_f64().max(1e-9);
+                    bar.set_message(format!("{:.0} rows/s", n as f64 / secs));
+                }
+                if !report.is_ok() {
+                    bar.println(format!("{}: {}", report.source, report.status));
+                }
+                bar.inc(1);
+            },
+        )
+    })?;
+    bar.finish();
+
+    let failed = summary.reports.iter().filter(|r| !r.is_ok()).count();
+    let total_rows: u64 = summary.reports.iter().map(|r| r.rows).sum();
+    let nonzeros: u64 = summary.reports.iter().map(|r| r.nonzeros).sum();
+    let secs = start.elapsed().as_secs_f64();
+    let new_rows = rows.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "{} games ({} resumed, {failed} failed), {total_rows} rows, {:.1} nonzeros/row, \
+         features {} (dimension {}); {new_rows} new rows in {secs:.1} s ({:.0} rows/s)",
+        summary.reports.len(),
+        summary.resumed,
+        nonzeros as f64 / total_rows.max(1) as f64,
+        features.name(),
+        features.dimension(),
+        new_rows as f64 / secs.max(1e-9),
+    );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,57 @@
+//! The dense `material` set: board piece counts and one feature per held piece.
+
+use super::{FeatureSet, FeatureSink};
+use crate::shogi::{Color, Piece, Position, KIND_ORDER};
+
+/// Hand kinds in the set's order, with the most a side can hold of each.
+const HAND_SLOTS: [(Piece, u32); 7] = [
+    (Piece::Pawn, 18),
+    (Piece::Lance, 4),
+    (Piece::Knight, 4),
+    (Piece::Silver, 4),
+    (Piece::Gold, 4),
+    (Piece::Bishop, 2),
+    (Piece::Rook, 2),
+];
+
+/// Hand features per side: 18 + 4 × 4 + 2 × 2.
+const HAND_PER_SIDE: u32 = 38;
+
+/// Board counts per side and kind (indices 1–28: the view side's P…+R, then the
+/// other side's), then hand pieces one feature per held piece (29–66 the view
+/// side's, 67–104 the other side's; within a side P 1st…18th, L 1st…4th, N, S,
+/// G, B 1st–2nd, R 1st–2nd), so the k-th pawn in hand gets its own weight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Material;
+
+impl FeatureSet for Material {
+    #[inline]
+    fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
+        let board = pos.board();
+        for (side, color) in [view, !view].into_iter().enumerate() {
+            let own = board.colors(color);
+            for (k, piece) in KIND_ORDER.into_iter().enumerate() {
+                let n = (board.pieces(piece) & own).len();
+                if n > 0 {
+                    sink.feature(1 + side as u32 * 14 + k as u32, n as f32);
+                }
+            }
+            let mut base = 29 + side as u32 * HAND_PER_SIDE;
+            for (piece, most) in HAND_SLOTS {
+                let n = (pos.hand_count(color, piece) as u32).min(most);
+                for i in 0..n {
+                    sink.feature(base + i, 1.0);
+                }
+                base += most;
+            }
+        }
+    }
+
+    fn dimension(&self) -> u32 {
+        28 + 2 * HAND_PER_SIDE
+    }
+
+    fn name(&self) -> String {
+        "material".into()
+    }
+}

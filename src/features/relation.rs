@@ -1,0 +1,113 @@
+//! The Mecha-Joshi two-piece `relation` set, exactly as `docs/features.md` defines it.
+
+use haitaka::king_attacks;
+
+use super::{FeatureSet, FeatureSink};
+use crate::shogi::{kind_index, piece_value, Color, Effects, Piece, Position, Square};
+
+/// Number of piece states: 28 kinds (14 per side) × 81 squares.
+pub const RELATION_STATES: u32 = 28 * 81;
+
+/// Dimension of the `relation` set: one index per ordered pair of piece states.
+pub const RELATION_DIMENSION: u32 = RELATION_STATES * RELATION_STATES;
+
+/// The two-piece relation set: for every ordered pair (A, B) of pieces on the
+/// board with B's square in A's effect, index `state(A) × 2268 + state(B) + 1`
+/// and value the attack code 1..10 of [`attack_code`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Relation;
+
+/// The attack code of A (of `a_color`, kind `a_piece` on `a_square`) on B, given
+/// that B's square is in A's effect. `covered` is the coverage of the position.
+///
+/// Codes: same side 3 (B is the king), 2 (B under enemy effect), 1; check on
+/// the enemy king 8 (contact, A undefended), 9 (contact, A defended), 10
+/// (distant); attack on another enemy piece 4/5/6 (B defended; A worth
+/// more/equal/less than B), 7 (B undefended).
+#[inline(always)]
+pub fn attack_code(
+    effects: &Effects,
+    a_color: Color,
+    a_piece: Piece,
+    a_square: Square,
+    b_color: Color,
+    b_piece: Piece,
+    b_square: Square,
+) -> u8 {
+    if a_color == b_color {
+        if b_piece == Piece::King {
+            3
+        } else if effects.is_covered(!a_color, b_square) {
+            2
+        } else {
+            1
+        }
+    } else if b_piece == Piece::King {
+        // King steps are symmetric, so "A next to the king" is "A in the king's step set".
+        if king_attacks(b_color, b_square).has(a_square) {
+            if effects.is_covered(a_color, a_square) {
+                9
+            } else {
+                8
+            }
+        } else {
+            10
+        }
+    } else if effects.is_covered(b_color, b_square) {
+        let (va, vb) = (piece_value(a_piece), piece_value(b_piece));
+        if va > vb {
+            4
+        } else if va == vb {
+            5
+        } else {
+            6
+        }
+    } else {
+        7
+    }
+}
+
+impl Relation {
+    /// Piece state `k × 81 + s` of a piece after normalizing to `view`.
+    #[inline(always)]
+    pub fn state(view: Color, color: Color, piece: Piece, square: Square) -> u32 {
+        let side = if color == view { 0 } else { 14 };
+        let s = square.relative_to(view) as u32;
+        (side + kind_index(piece) as u32) * 81 + s
+    }
+}
+
+impl FeatureSet for Relation {
+    #[inline]
+    fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
+        let effects = Effects::new(pos);
+        let occupied = pos.board().occupied();
+        // Per-square state, colour and kind, so that each target is a table look-up.
+        let mut on = [(0u32, Color::Black, Piece::Pawn); 81];
+        for p in effects.pieces() {
+            on[p.square as usize] = (
+                Self::state(view, p.color, p.piece, p.square),
+                p.color,
+                p.piece,
+            );
+        }
+        for a in effects.pieces() {
+            let base = on[a.square as usize].0 * RELATION_STATES + 1;
+            for b_square in a.effect & occupied {
+                let (b_state, b_color, b_piece) = on[b_square as usize];
+                let code = attack_code(
+                    &effects, a.color, a.piece, a.square, b_color, b_piece, b_square,
+                );
+                sink.feature(base + b_state, code as f32);
+            }
+        }
+    }
+
+    fn dimension(&self) -> u32 {
+        RELATION_DIMENSION
+    }
+
+    fn name(&self) -> String {
+        "relation".into()
+    }
+}

@@ -1,0 +1,221 @@
+//! The labelling search: a sibling's depth-1 value with a capture-only quiescence.
+//!
+//! Plain fail-soft alpha-beta: at the root of each sibling the window is
+//! (−∞, ∞), so the value returned is the exact minimax value of the tree
+//! searched (alpha-beta prunes only what cannot change it). The tree is: every
+//! reply of the opponent (`depth` plies of all legal moves), then, when
+//! quiescence is on, captures only with stand-pat for the side to move; a side
+//! in check in the quiescence cannot stand pat and searches all its evasions,
+//! so a mate delivered by the reply is found. With quiescence off, leaves are
+//! evaluated statically, mates still recognised.
+
+use haitaka::PieceMoves;
+
+use crate::eval::Evaluator;
+use crate::shogi::{piece_value, Move, Piece, Position};
+
+/// Value of being checkmated (negated: of checkmating), beyond any evaluation.
+pub const MATE: i32 = 30_000;
+
+const INFINITY: i32 = 32_000;
+
+/// Deepest quiescence line followed; beyond it a node is evaluated statically.
+/// Captures run out long before (each line of captures and evasions takes a
+/// piece at least every other ply), so this only guards against surprises.
+const MAX_PLY: usize = 96;
+
+/// A reusable searcher: move buffers per ply are kept between calls, so a warm
+/// searcher does not allocate.
+#[derive(Debug)]
+pub struct Searcher<'e, E: Evaluator> {
+    eval: &'e E,
+    quiescence: bool,
+    /// Moves to search, per ply, in search order.
+    moves: Vec<Vec<Move>>,
+    /// Scratch: captures with their ordering key.
+    captures: Vec<(i32, Move)>,
+    /// Scratch: the other moves.
+    quiet: Vec<Move>,
+    nodes: u64,
+}
+
+impl<'e, E: Evaluator> Searcher<'e, E> {
+    /// A searcher with evaluator `eval`, quiescence on or off.
+    pub fn new(eval: &'e E, quiescence: bool) -> Self {
+        Self {
+            eval,
+            quiescence,
+            moves: Vec::new(),
+            captures: Vec::new(),
+            quiet: Vec::new(),
+            nodes: 0,
+        }
+    }
+
+    /// Positions visited so far (each evaluation or move expansion counts once).
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Value of `pos` for its side to move: `depth` plies of all legal moves, then the leaves.
+    /// Unclamped: mates are ±[`MATE`].
+    pub fn search(&mut self, pos: &Position, depth: u32) -> i32 {
+        self.negamax(pos, depth, -INFINITY, INFINITY, 0)
+    }
+
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        if depth == 0 {
+            return self.leaf(pos, alpha, beta, ply);
+        }
+        self.nodes += 1;
+        self.generate(pos, ply, true);
+        let mut best = -INFINITY;
+        let mut any = false;
+        let mut i = 0;
+        while let Some(mv) = self.next_move(ply, &mut i) {
+            any = true;
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            let score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+            if score > best {
+                best = score;
+                if best >= beta {
+                    return best;
+                }
+                alpha = alpha.max(best);
+            }
+        }
+        if any {
+            best
+        } else {
+            -MATE
+        }
+    }
+
+    fn leaf(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize) -> i32 {
+        if self.quiescence {
+            return self.qsearch(pos, alpha, beta, ply);
+        }
+        self.nodes += 1;
+        if pos.in_check() && !pos.has_legal_move() {
+            -MATE
+        } else {
+            self.eval.evaluate(pos)
+        }
+    }
+
+    fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.nodes += 1;
+        if ply >= MAX_PLY {
+            return self.eval.evaluate(pos);
+        }
+        let in_check = pos.in_check();
+        let mut best = -INFINITY;
+        if !in_check {
+            best = self.eval.evaluate(pos);
+            if best >= beta {
+                return best;
+            }
+            alpha = alpha.max(best);
+        }
+        self.generate(pos, ply, in_check);
+        let mut any = false;
+        let mut i = 0;
+        while let Some(mv) = self.next_move(ply, &mut i) {
+            any = true;
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
+            if score > best {
+                best = score;
+                if best >= beta {
+                    return best;
+                }
+                alpha = alpha.max(best);
+            }
+        }
+        if in_check && !any {
+            -MATE
+        } else {
+            best
+        }
+    }
+
+    /// Fills `moves[ply]`: captures sorted most valuable victim first, least
+    /// valuable attacker first (MVV-LVA); with `all`, then the other moves.
+    fn generate(&mut self, pos: &Position, ply: usize, all: bool) {
+        if self.moves.len() <= ply {
+            self.moves.resize_with(ply + 1, Vec::new);
+        }
+        let captures = &mut self.captures;
+        let quiet = &mut self.quiet;
+        captures.clear();
+        quiet.clear();
+        let board = pos.board();
+        let theirs = board.colors(!pos.side_to_move());
+        board.generate_moves(|moves| {
+            match moves {
+                PieceMoves::BoardMoves {
+                    color,
+                    piece,
+                    from,
+                    to,
+                    prom_status,
+                } => {
+                    let hits = to & theirs;
+                    if !hits.is_empty() {
+                        let attacker = piece_value(piece) >> 6;
+                        let set = PieceMoves::BoardMoves {
+                            color,
+                            piece,
+                            from,
+                            to: hits,
+                            prom_status,
+                        };
+                        for mv in set {
+                            let victim = board.piece_on(mv.to()).unwrap_or(Piece::Pawn);
+                            let key =
+                                (piece_value(victim) << 8) - attacker + mv.is_promotion() as i32;
+                            captures.push((key, mv));
+                        }
+                    }
+                    let rest = to & !theirs;
+                    if all && !rest.is_empty() {
+                        quiet.extend(PieceMoves::BoardMoves {
+                            color,
+                            piece,
+                            from,
+                            to: rest,
+                            prom_status,
+                        });
+                    }
+                }
+                drops @ PieceMoves::Drops { .. } => {
+                    if all {
+                        quiet.extend(drops);
+                    }
+                }
+            }
+            false
+        });
+        captures.sort_unstable_by_key(|&(key, _)| std::cmp::Reverse(key));
+        let moves = &mut self.moves[ply];
+        moves.clear();
+        moves.extend(captures.iter().map(|&(_, mv)| mv));
+        moves.extend_from_slice(quiet);
+    }
+
+    #[inline(always)]
+    fn next_move(&self, ply: usize, i: &mut usize) -> Option<Move> {
+        let mv = self.moves[ply].get(*i).copied();
+        *i += 1;
+        mv
+    }
+}
