@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kifulearn::engine::agreement::{games_agreement, Agreement};
-use kifulearn::engine::usi::{load_evaluator, EvalChoice};
+use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::record::{find_record_files, read_file, Game};
 
 use super::CliResult;

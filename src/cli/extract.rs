@@ -7,7 +7,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use kifulearn::eval::Material;
+use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::extract::{self, ExtractOptions, GameJob};
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::label::LabelOptions;
@@ -44,6 +44,10 @@ pub struct Args {
     /// Do not label positions at this ply or later.
     #[arg(long)]
     max_plies: Option<usize>,
+    /// The labelling evaluator: `material` (round 1 of the Mecha-Joshi recipe) or a
+    /// model file from `fit` (later rounds relabel with the previous model).
+    #[arg(long, default_value = "material")]
+    labeller: String,
     /// Games extracted in parallel (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
@@ -51,6 +55,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> CliResult {
     let features: Features = args.features.parse()?;
+    let labeller = load_evaluator(&EvalChoice::parse(&args.labeller))?;
     let label = LabelOptions {
         margin: args.margin,
         scale: args.scale,
@@ -111,7 +116,7 @@ pub fn run(args: Args) -> CliResult {
             &jobs,
             &args.out,
             &features,
-            &Material,
+            &labeller,
             &options,
             |report, resumed| {
                 if !resumed {

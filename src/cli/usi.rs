@@ -3,7 +3,8 @@
 use std::io;
 use std::process::ExitCode;
 
-use kifulearn::engine::usi::{run as run_usi, EvalChoice};
+use kifulearn::engine::usi::run as run_usi;
+use kifulearn::eval::EvalChoice;
 
 use super::CliResult;
 

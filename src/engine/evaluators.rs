@@ -3,23 +3,30 @@
 use crate::eval::{Evaluator, EVAL_LIMIT};
 use crate::shogi::Position;
 
-/// Multiplies another evaluator's values by `percent` / 100 (USI option `EvalScale`).
+/// The label scale models are trained with: labels are centipawns / 10000.
+pub const DEFAULT_EVAL_SCALE: i32 = 10_000;
+
+/// Multiplies another evaluator's values by `scale` / [`DEFAULT_EVAL_SCALE`]
+/// (USI option `EvalScale`). A model evaluates as `clamp(prediction × 10000)`,
+/// so `EvalScale` is the number of centipawns per unit of model output, as the
+/// issue defines it; the material evaluator is scaled by the same ratio.
 #[derive(Clone, Debug)]
 pub struct Scaled<E> {
     inner: E,
-    percent: i32,
+    scale: i32,
 }
 
 impl<E: Evaluator> Scaled<E> {
-    /// `inner` scaled by `percent` / 100.
-    pub fn new(inner: E, percent: i32) -> Self {
-        Self { inner, percent }
+    /// `inner` scaled by `scale` / 10000.
+    pub fn new(inner: E, scale: i32) -> Self {
+        Self { inner, scale }
     }
 }
 
 impl<E: Evaluator> Evaluator for Scaled<E> {
     fn evaluate(&self, pos: &Position) -> i32 {
-        let v = i64::from(self.inner.evaluate(pos)) * i64::from(self.percent) / 100;
+        let v = i64::from(self.inner.evaluate(pos)) * i64::from(self.scale)
+            / i64::from(DEFAULT_EVAL_SCALE);
         v.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
     }
 }
@@ -104,7 +111,7 @@ mod tests {
             pos.play_usi(mv).unwrap();
         }
         let base = Material.evaluate(&pos);
-        assert_eq!(Scaled::new(Material, 50).evaluate(&pos), base / 2);
-        assert_eq!(Scaled::new(Material, 1000).evaluate(&pos), -EVAL_LIMIT);
+        assert_eq!(Scaled::new(Material, 5_000).evaluate(&pos), base / 2);
+        assert_eq!(Scaled::new(Material, 100_000).evaluate(&pos), -EVAL_LIMIT);
     }
 }

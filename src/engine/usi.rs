@@ -22,7 +22,6 @@
 //!   iteration starts after 60 % of that.
 
 use std::io::{self, BufRead, Write};
-use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -33,66 +32,11 @@ use crate::engine::evaluators::{EvalNoise, Scaled};
 use crate::engine::search::{
     game_path, Control, Limits, PathEntry, Score, SearchInfo, Searcher, TranspositionTable,
 };
-use crate::eval::{Evaluator, Material};
+use crate::eval::{load_evaluator, DynEvaluator, EvalChoice, Evaluator};
 use crate::shogi::{Move, Position};
 
 /// Milliseconds kept in hand on every timed move for process and pipe delays.
 pub const MARGIN_MS: u64 = 150;
-
-/// Which evaluator the engine plays with.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EvalChoice {
-    /// The built-in material evaluator.
-    Material,
-    /// A model file.
-    Model(PathBuf),
-}
-
-impl EvalChoice {
-    /// `material` (any case) or empty selects [`EvalChoice::Material`]; anything else is a path.
-    pub fn parse(text: &str) -> Self {
-        let t = text.trim();
-        if t.is_empty() || t.eq_ignore_ascii_case("material") || t == "<empty>" {
-            EvalChoice::Material
-        } else {
-            EvalChoice::Model(PathBuf::from(t))
-        }
-    }
-
-    /// The name shown in reports and USI options.
-    pub fn name(&self) -> String {
-        match self {
-            EvalChoice::Material => "material".to_string(),
-            EvalChoice::Model(p) => p.display().to_string(),
-        }
-    }
-}
-
-/// An evaluator chosen at run time: the one trait-object boundary between the
-/// command line / USI options and the (monomorphized) search.
-#[derive(Clone)]
-pub struct DynEvaluator(Arc<dyn Evaluator + Send + Sync>);
-
-impl Evaluator for DynEvaluator {
-    #[inline]
-    fn evaluate(&self, pos: &Position) -> i32 {
-        self.0.evaluate(pos)
-    }
-}
-
-/// Builds the evaluator `choice` names.
-pub fn load_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
-    match choice {
-        EvalChoice::Material => Ok(DynEvaluator(Arc::new(Material))),
-        EvalChoice::Model(path) => load_model(path),
-    }
-}
-
-// WIRE-MODEL: the single place where a model file becomes an evaluator. After the
-// merge this becomes `model::Model::load(path)` turned into an `eval::Linear`.
-fn load_model(path: &Path) -> Result<DynEvaluator, String> {
-    Err(format!("model files not supported yet: {}", path.display()))
-}
 
 /// The engine's options, as set by `setoption`.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,7 +47,7 @@ pub struct Options {
     pub ponder: bool,
     /// `Depth`: maximum search depth (0 = no cap).
     pub depth: u32,
-    /// `EvalScale`: evaluation multiplied by this / 100.
+    /// `EvalScale`: centipawns per unit of model output (evaluations × this / 10000).
     pub eval_scale: i32,
     /// `EvalNoise`: uniform noise of ± this many centipawns (0 = none).
     pub eval_noise: i32,
@@ -117,7 +61,7 @@ impl Default for Options {
             hash_mb: 16,
             ponder: false,
             depth: 0,
-            eval_scale: 100,
+            eval_scale: crate::engine::evaluators::DEFAULT_EVAL_SCALE,
             eval_noise: 0,
             noise_seed: 0,
         }
@@ -409,7 +353,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 "option name ModelFile type string default {}",
                 self.choice.name()
             ),
-            "option name EvalScale type spin default 100 min 1 max 1000".to_string(),
+            "option name EvalScale type spin default 10000 min 1 max 1000000".to_string(),
             "option name EvalNoise type spin default 0 min 0 max 1000".to_string(),
             "option name NoiseSeed type spin default 0 min 0 max 1000000000".to_string(),
             "option name Depth type spin default 0 min 0 max 64".to_string(),
@@ -456,7 +400,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 )),
             },
             "Depth" => number(0, 64).map(|v| self.options.depth = v as u32),
-            "EvalScale" => number(1, 1000).map(|v| self.options.eval_scale = v as i32),
+            "EvalScale" => number(1, 1_000_000).map(|v| self.options.eval_scale = v as i32),
             "EvalNoise" => number(0, 1000).map(|v| self.options.eval_noise = v as i32),
             "NoiseSeed" => number(0, 1_000_000_000).map(|v| self.options.noise_seed = v as u64),
             "ModelFile" => {
@@ -812,7 +756,7 @@ mod tests {
     }
 
     #[test]
-    fn options_are_applied_and_a_model_file_is_refused_honestly() {
+    fn options_are_applied_and_model_files_are_loaded() {
         let out = Shared::default();
         let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
         for line in [
@@ -832,9 +776,35 @@ mod tests {
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert_eq!(
             text,
-            "info string model files not supported yet: /nonexistent/model.txt\n"
+            "info string /nonexistent/model.txt: No such file or directory (os error 2)\n"
         );
         assert!(UsiEngine::new(Shared::default(), EvalChoice::parse("x.model")).is_err());
+
+        // A real model file (the material set, pawns weighted) is loaded and played with.
+        let dir = std::env::temp_dir().join(format!("kifulearn-usi-model-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = vec![0.0; 104];
+        w[0] = 0.009;
+        w[14] = -0.009;
+        let path = dir.join("pawns.model");
+        crate::model::Model {
+            solver_type: "L2R_L2LOSS_SVR".into(),
+            w,
+            bias: -1.0,
+            bias_weight: 0.0,
+            features: "material".into(),
+        }
+        .save(&path, false)
+        .unwrap();
+        crate::model::write_meta(&path, "material", &[]).unwrap();
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Model(path.clone())).unwrap();
+        engine.handle_line("position startpos moves 7g7f 3c3d");
+        engine.handle_line("go depth 1");
+        engine.handle_line("quit");
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        assert!(text.contains("bestmove "), "{text}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

@@ -6,7 +6,11 @@
 
 use crate::shogi::{piece_value, Color, Piece, Position, HAND_PIECES};
 
+mod choice;
 pub mod linear;
+
+pub use choice::{load_evaluator, load_linear, DynEvaluator, EvalChoice};
+pub use linear::Linear;
 
 /// Largest magnitude an evaluator returns; mate scores lie beyond it.
 pub const EVAL_LIMIT: i32 = 10_000;
