@@ -49,6 +49,9 @@ const INFINITY: i32 = MATE + 1;
 /// Deepest ply the search reaches (main search plus quiescence).
 pub const MAX_PLY: usize = 128;
 
+/// Quiescence plies in which a side in check searches all its evasions.
+pub const EVASION_PLIES: u32 = 2;
+
 /// A search score, as USI reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Score {
@@ -513,7 +516,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
         }
         if depth <= 0 || ply >= MAX_PLY / 2 {
-            return self.quiescence(pos, alpha, beta, ply);
+            return self.quiescence(pos, alpha, beta, ply, 0);
         }
         self.count_node(ply);
         if self.aborted {
@@ -607,7 +610,21 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         best
     }
 
-    fn quiescence(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// Capture search below the full-width plies; `qply` counts its plies.
+    ///
+    /// In check within the first [`EVASION_PLIES`] quiescence plies every
+    /// evasion is searched, so a mate threatened by a capture is seen; deeper,
+    /// a side in check that has a legal move stands pat like any other. (Without
+    /// that bound, capture–check–drop chains exploded: a depth-3 search took
+    /// over two minutes on one position of a refereed match.)
+    fn quiescence(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        qply: u32,
+    ) -> i32 {
         self.pv[ply].clear();
         self.count_node(ply);
         if self.aborted {
@@ -617,7 +634,11 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         let mut moves = std::mem::take(&mut self.move_buffers[ply]);
         moves.clear();
         let mut best;
-        if in_check {
+        if in_check && qply >= EVASION_PLIES && !pos.has_legal_move() {
+            self.move_buffers[ply] = moves;
+            return -(MATE - ply as i32);
+        }
+        if in_check && qply < EVASION_PLIES {
             pos.for_each_legal_move(|mv| moves.push((mv, 0)));
             if moves.is_empty() {
                 self.move_buffers[ply] = moves;
@@ -666,7 +687,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         for &(mv, _) in moves.iter() {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            let score = -self.quiescence(&child, -beta, -alpha, ply + 1);
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, qply + 1);
             if self.aborted {
                 self.move_buffers[ply] = moves;
                 return 0;
