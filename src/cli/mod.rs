@@ -9,8 +9,10 @@ mod extract;
 mod fit;
 mod games;
 mod perft;
+mod pipeline;
 mod predict;
 mod usi;
+mod weights;
 
 /// Learn a shogi evaluation function from game records, and play it over USI.
 #[derive(Parser)]
@@ -36,6 +38,10 @@ enum Command {
     Predict(predict::Args),
     /// Extract labelled training rows (libsvm) from game records.
     Extract(extract::Args),
+    /// Run a recipe: extract, fit, evaluate, relabel with the model, repeat.
+    Pipeline(pipeline::Args),
+    /// Print a 9x9 table of relation weights of a piece around the own king.
+    Weights(weights::Args),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -49,6 +55,8 @@ pub fn run() -> ExitCode {
         Command::Fit(args) => fit::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Extract(args) => extract::run(args),
+        Command::Pipeline(args) => pipeline::run(args),
+        Command::Weights(args) => weights::run(args),
     };
     match result {
         Ok(code) => code,

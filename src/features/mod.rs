@@ -10,12 +10,17 @@
 //! than once and in any order; the row builder sums duplicates and sorts.
 //! The exact definitions are in `docs/features.md`.
 
+mod describe;
 mod material;
 mod relation;
 
 use std::fmt;
 use std::str::FromStr;
 
+pub use describe::{
+    describe_material, describe_relation, kind_text, king_table, parse_kind, parse_square,
+    relation_index, square_text, FeatureName,
+};
 pub use material::Material;
 pub use relation::{attack_code, Relation, RELATION_DIMENSION, RELATION_STATES};
 

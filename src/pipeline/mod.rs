@@ -5,6 +5,8 @@
 //! and what to evaluate.
 
 pub mod recipe;
+pub mod run;
 pub mod split;
+pub mod weights;
 
 pub use recipe::{Recipe, RecipeError};

@@ -109,6 +109,10 @@ pub struct Solver {
     /// Bias feature value (negative: no bias), as liblinear's `-B`.
     #[serde(default = "default_bias")]
     pub bias: f64,
+    /// Most solver iterations (Newton steps or coordinate-descent epochs); the
+    /// solver stops there even if the tolerance is not reached.
+    #[serde(default = "default_max_iterations")]
+    pub max_iterations: usize,
 }
 
 /// `[evaluate]`: held-out agreement after each round.
@@ -155,6 +159,9 @@ fn default_tolerance() -> f64 {
 }
 fn default_bias() -> f64 {
     -1.0
+}
+fn default_max_iterations() -> usize {
+    1000
 }
 
 macro_rules! default_from_serde {
@@ -285,6 +292,13 @@ impl Recipe {
                 "solver.tolerance",
                 self.solver.tolerance.to_string(),
                 "a positive tolerance",
+            ));
+        }
+        if self.solver.max_iterations == 0 {
+            return Err(bad(
+                "solver.max_iterations",
+                "0".into(),
+                "at least 1 iteration",
             ));
         }
         if self.rounds == 0 {

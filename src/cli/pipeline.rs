@@ -1,0 +1,135 @@
+//! `kifulearn pipeline run RECIPE [--out DIR] [--input PATH]...`: a whole recipe, resumable.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use kifulearn::extract::GameReport;
+use kifulearn::pipeline::run::{run as run_pipeline, Observer};
+use kifulearn::pipeline::Recipe;
+use kifulearn::train::Progress;
+
+use super::CliResult;
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: PipelineCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum PipelineCommand {
+    /// Run every round of a recipe (rerunning resumes where an interrupted run stopped).
+    Run(RunArgs),
+}
+
+#[derive(clap::Args)]
+struct RunArgs {
+    /// Recipe file (TOML, see pipelines/).
+    recipe: PathBuf,
+    /// Output folder (default: out/<recipe file stem>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Game-record file or folder to use instead of the recipe's inputs (repeatable).
+    #[arg(long = "input")]
+    inputs: Vec<PathBuf>,
+}
+
+/// Progress bars on stderr, summary lines on stdout.
+struct Bars {
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    fn start(&self, len: u64, template: &str) {
+        let bar = ProgressBar::new(len);
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        if let Ok(mut b) = self.bar.lock() {
+            *b = Some(bar);
+        }
+    }
+    fn finish(&self) {
+        if let Ok(mut b) = self.bar.lock() {
+            if let Some(bar) = b.take() {
+                bar.finish_and_clear();
+            }
+        }
+    }
+}
+
+impl Observer for Bars {
+    fn line(&self, text: &str) {
+        println!("{text}");
+    }
+    fn extract_start(&self, round: u32, games: usize) {
+        self.start(
+            games as u64,
+            &format!("round {round} extract {{elapsed_precise}} [{{bar:30}}] {{pos}}/{{len}} games {{msg}}"),
+        );
+    }
+    fn extract_game(&self, report: &GameReport, _resumed: bool) {
+        if let Ok(b) = self.bar.lock() {
+            if let Some(bar) = b.as_ref() {
+                if !report.is_ok() {
+                    bar.println(format!("{}: {}", report.source, report.status));
+                }
+                bar.inc(1);
+            }
+        }
+    }
+    fn extract_end(&self) {
+        self.finish();
+    }
+    fn fit_iteration(&self, p: &Progress) {
+        eprintln!(
+            "{} iter {:4}  objective {:.6e}  |g| {:.3e}  {:.2}s",
+            p.solver, p.iteration, p.objective, p.gradient_norm, p.seconds
+        );
+    }
+    fn evaluate_start(&self, round: u32, games: usize) {
+        self.start(
+            games as u64,
+            &format!(
+                "round {round} evaluate {{elapsed_precise}} {{spinner}} {{len}} held-out games"
+            ),
+        );
+        if let Ok(b) = self.bar.lock() {
+            if let Some(bar) = b.as_ref() {
+                bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            }
+        }
+    }
+    fn evaluate_end(&self) {
+        self.finish();
+    }
+}
+
+pub fn run(args: Args) -> CliResult {
+    let PipelineCommand::Run(args) = args.command;
+    let mut recipe = Recipe::load(&args.recipe)?;
+    if !args.inputs.is_empty() {
+        recipe.inputs.paths = args.inputs.clone();
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stem = args
+            .recipe
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "pipeline".into());
+        PathBuf::from("out").join(stem)
+    });
+    let observer = Arc::new(Bars {
+        bar: Mutex::new(None),
+    });
+    let result = run_pipeline(&recipe, &out, observer)?;
+    println!(
+        "{} round(s) done; play with: kifulearn usi --model {}",
+        result.rounds,
+        result.final_bin.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

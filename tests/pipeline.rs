@@ -1,0 +1,176 @@
+//! `pipeline run` end to end on a tiny recipe: an interrupted and restarted run
+//! ends with the same outputs as an uninterrupted one.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use kifulearn::pipeline::run::{run, Quiet};
+use kifulearn::pipeline::Recipe;
+
+const RECIPE: &str = r#"
+rounds = 2
+[inputs]
+paths = ["fixtures/selfplay"]
+max_games = 6
+[split]
+held_out = 0.34
+[labels]
+max_plies = 12
+[solver]
+name = "dual"
+tolerance = 0.1
+p = 0.01
+max_iterations = 50
+"#;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("kifulearn-pipeline-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Runs on one thread: the solver's parallel sums are then in a fixed order, so
+/// two runs give byte-identical models.
+fn run_once(recipe: &Recipe, out: &Path) {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| run(recipe, out, Arc::new(Quiet)).unwrap());
+}
+
+/// rounds.csv without the three seconds columns (8, 9, 10).
+fn rounds_without_seconds(dir: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(dir.join("rounds.csv")).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    assert_eq!(
+        &header[8..11],
+        ["extract_seconds", "fit_seconds", "evaluate_seconds"]
+    );
+    r.records()
+        .map(|rec| {
+            rec.unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !(8..11).contains(i))
+                .map(|(_, v)| v.to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn same_bytes(a: &Path, b: &Path, file: &str) {
+    let (x, y) = (
+        fs::read(a.join(file)).unwrap(),
+        fs::read(b.join(file)).unwrap(),
+    );
+    assert!(
+        x == y,
+        "{file} differs between {} and {}",
+        a.display(),
+        b.display()
+    );
+}
+
+#[test]
+fn an_interrupted_run_resumes_to_the_same_outputs() {
+    let recipe = Recipe::parse(RECIPE, Path::new("tiny.toml")).unwrap();
+    let (a, b) = (scratch("a"), scratch("b"));
+    run_once(&recipe, &a);
+
+    let rounds = rounds_without_seconds(&a);
+    assert_eq!(rounds.len(), 2);
+    assert_eq!(rounds[0][1], "material");
+    assert_eq!(rounds[1][1], "round-1/model.txt");
+    // 6 games, some held out; the same split and rows in both rounds.
+    let (train, held): (usize, usize) =
+        (rounds[0][2].parse().unwrap(), rounds[0][3].parse().unwrap());
+    assert_eq!(train + held, 6);
+    assert!(held > 0 && train > 0, "{train} train, {held} held out");
+    assert_eq!(rounds[0][2..6], rounds[1][2..6]);
+    // Rows: every legal move of the first 12 positions of each training game.
+    let rows: u64 = rounds[0][4].parse().unwrap();
+    assert!(rows > (train * 12 * 20) as u64, "{rows} rows");
+    for r in &rounds {
+        for col in 8..14 {
+            let v: f64 = r[col].parse().unwrap();
+            assert!((0.0..=1.0).contains(&v), "agreement {v} in {r:?}");
+        }
+    }
+    let weights = fs::read_to_string(a.join("round-2/weights.csv")).unwrap();
+    assert!(weights.starts_with("index,set,weight,piece_a,square_a,piece_b,square_b,name\n"));
+    let n = weights.lines().count() - 1;
+    assert!(n > 10, "{n} weights");
+    assert!(
+        weights.lines().nth(1).unwrap().contains(",relation,"),
+        "{weights}"
+    );
+    assert!(a.join("final.bin").exists());
+    assert_eq!(
+        fs::read_to_string(a.join("final.model.meta.toml"))
+            .unwrap()
+            .lines()
+            .next(),
+        Some("features = \"relation\"")
+    );
+
+    // B: a full run, then what a kill during round 2 leaves: round 2's fit not
+    // yet renamed, a temporary file, one game's rows gone and a manifest line cut short.
+    run_once(&recipe, &b);
+    for f in [
+        "round-2/model.txt",
+        "round-2/agreement.csv",
+        "round-2/weights.csv",
+        "final.model",
+        "final.bin",
+    ] {
+        fs::remove_file(b.join(f)).unwrap();
+    }
+    fs::write(b.join("round-2/model.txt.tmp"), "solver_type L2R_L2").unwrap();
+    let extract = b.join("round-2/extract");
+    let svm = fs::read_dir(&extract)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "svm"))
+        .unwrap();
+    fs::remove_file(&svm).unwrap();
+    let manifest = fs::read_to_string(extract.join("manifest.csv")).unwrap();
+    fs::write(
+        extract.join("manifest.csv"),
+        &manifest[..manifest.len() - 7],
+    )
+    .unwrap();
+    // Round 1's rounds.csv only, as after round 1.
+    kifulearn::pipeline::run::write_rounds(&b, 1).unwrap();
+    run_once(&recipe, &b);
+
+    assert_eq!(rounds_without_seconds(&b), rounds);
+    for f in [
+        "round-1/model.txt",
+        "round-2/model.txt",
+        "round-2/model.txt.meta.toml",
+        "round-1/weights.csv",
+        "round-2/weights.csv",
+        "round-2/agreement.csv",
+        "final.model",
+        "final.bin",
+    ] {
+        same_bytes(&a, &b, f);
+    }
+    let _ = fs::remove_dir_all(&a);
+    let _ = fs::remove_dir_all(&b);
+}
+
+#[test]
+fn a_recipe_with_an_unknown_key_is_refused() {
+    let dir = scratch("bad");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.toml");
+    fs::write(&path, "rounds = 2\nround = 3\n[inputs]\npaths = [\"g\"]\n").unwrap();
+    let err = Recipe::load(&path).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("{}: ", path.display())), "{err}");
+    assert!(err.contains("unknown field `round`"), "{err}");
+    let _ = fs::remove_dir_all(&dir);
+}
