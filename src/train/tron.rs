@@ -159,6 +159,17 @@ impl CgWork {
     }
 }
 
+/// Most conjugate-gradient steps in one Newton iteration.
+///
+/// liblinear 2.3's `trpcg` loops until the residual is small, which in exact
+/// arithmetic takes at most `n` steps; on relabelled relation rows (round 2 of
+/// the quick start, 5M columns) rounding kept the residual above the tolerance
+/// and one Newton step ran for minutes. The partial step is still a descent
+/// direction inside the trust region, so stopping early only costs a Newton
+/// iteration. Well-conditioned problems (all the tests, liblinear's own trace
+/// on `small.svm`) stop long before this.
+const MAX_CG_ITERATIONS: usize = 250;
+
 /// Preconditioned CG on the trust-region subproblem; returns (iterations, hit the boundary).
 #[allow(clippy::too_many_arguments)]
 fn trpcg<F: Objective>(
@@ -182,12 +193,16 @@ fn trpcg<F: Objective>(
     let cgtol = eps_cg * z_t_r.sqrt();
     let mut cg_iter = 0;
     loop {
-        if z_t_r.sqrt() <= cgtol {
+        if z_t_r.sqrt() <= cgtol || cg_iter >= MAX_CG_ITERATIONS {
             return (cg_iter, false);
         }
         cg_iter += 1;
         f.hessian_vec(d, hd);
-        let mut alpha = z_t_r / dot(d, hd);
+        let d_hd = dot(d, hd);
+        if !(d_hd > 0.0 && d_hd.is_finite()) {
+            return (cg_iter, false);
+        }
+        let mut alpha = z_t_r / d_hd;
         axpy(alpha, d, s);
         let s_m_norm = u_m_v(s, m, s).sqrt();
         if s_m_norm > delta {
