@@ -10,6 +10,22 @@
 //! ```
 //!
 //! Nothing in `record` knows about features; nothing in `features` knows about files.
+//!
+//! # Example: the `relation` row of a sibling position
+//!
+//! ```
+//! use kifulearn::features::{Features, RowBuilder};
+//! use kifulearn::shogi::{Color, Position};
+//!
+//! let mut pos = Position::startpos();
+//! pos.play_usi("7g7f").unwrap(); // Black moves: the sibling row is seen from Black
+//! let set: Features = "relation".parse().unwrap();
+//! let mut rows = RowBuilder::new();
+//! let row = rows.build(&set, &pos, Color::Black);
+//! assert!(!row.is_empty());
+//! assert!(row.windows(2).all(|w| w[0].0 < w[1].0)); // libsvm order: strictly ascending
+//! assert!(row.iter().all(|&(_, code)| (1.0..=10.0).contains(&code))); // attack codes
+//! ```
 
 pub mod engine;
 pub mod eval;
