@@ -13,7 +13,7 @@ use kifulearn::eval::{linear::Linear, Evaluator, Material};
 use kifulearn::extract::{self, ExtractOptions, GameJob};
 use kifulearn::features::{Features, Relation};
 use kifulearn::label::{LabelOptions, Labeller};
-use kifulearn::record::{Game, Source};
+use kifulearn::record::{usi, Source};
 use kifulearn::shogi::Position;
 
 const GAMES: usize = 300;
@@ -33,11 +33,9 @@ fn jobs() -> Vec<GameJob> {
                 path: PathBuf::from(path),
                 index,
             };
-            let mut game = Game::new(Position::startpos(), source.clone());
-            let mut pos = Position::startpos();
-            for mv in line.split_whitespace().skip(2) {
-                game.moves.push(pos.play_usi(mv).unwrap());
-            }
+            // The USI-line reader replays and checks every move.
+            let mut game = usi::read(line, &source.path).remove(0).unwrap();
+            game.source = source.clone();
             GameJob {
                 name: extract::game_name("bench", index),
                 source: source.to_string(),

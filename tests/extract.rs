@@ -10,8 +10,7 @@ use std::process::Command;
 use kifulearn::eval::Material;
 use kifulearn::extract::{self, ExtractOptions, GameJob};
 use kifulearn::features::{FeatureSet, Features};
-use kifulearn::record::{Game, Source};
-use kifulearn::shogi::Position;
+use kifulearn::record::{usi, Source};
 
 const FLOODGATE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -30,11 +29,9 @@ fn floodgate_jobs(skip: usize, n: usize) -> Vec<GameJob> {
                 path: PathBuf::from(FLOODGATE),
                 index,
             };
-            let mut game = Game::new(Position::startpos(), source.clone());
-            let mut pos = Position::startpos();
-            for mv in line.split_whitespace().skip(2) {
-                game.moves.push(pos.play_usi(mv).unwrap());
-            }
+            // The USI-line reader replays and checks every move.
+            let mut game = usi::read(line, &source.path).remove(0).unwrap();
+            game.source = source.clone();
             GameJob {
                 name: extract::game_name("floodgate", index),
                 source: source.to_string(),

@@ -1,8 +1,8 @@
 use super::*;
 use crate::eval::Material;
 use crate::features::Features;
+use crate::record::usi;
 use crate::record::Source;
-use crate::shogi::Position;
 
 /// Games from the floodgate opening lines, replayed through `play_usi` (the USI
 /// reader is another module's work; these tests must not depend on it).
@@ -20,11 +20,9 @@ pub(crate) fn floodgate_jobs(n: usize) -> Vec<GameJob> {
                 path: PathBuf::from(path),
                 index,
             };
-            let mut game = Game::new(Position::startpos(), source.clone());
-            let mut pos = Position::startpos();
-            for mv in line.split_whitespace().skip(2) {
-                game.moves.push(pos.play_usi(mv).unwrap());
-            }
+            // The USI-line reader replays and checks every move.
+            let mut game = usi::read(line, &source.path).remove(0).unwrap();
+            game.source = source.clone();
             GameJob {
                 name: game_name("floodgate2016-openings", index),
                 source: source.to_string(),
