@@ -24,14 +24,6 @@ fn read_one(path: &Path) -> Game {
     read.games.into_iter().next().unwrap().unwrap()
 }
 
-fn moves_usi(game: &Game) -> String {
-    game.moves
-        .iter()
-        .map(|m| m.to_string())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 #[test]
 fn all_23_edo_games_match_cshogi() {
     let Some(dir) = edo_dir() else { return };
@@ -54,7 +46,7 @@ fn all_23_edo_games_match_cshogi() {
             }
         };
         assert_eq!(game.start.to_sfen(), f[1], "{}", f[0]);
-        assert_eq!(moves_usi(game), f[4], "{}", f[0]);
+        assert_eq!(game.moves_usi(), f[4], "{}", f[0]);
         let winner = match f[2] {
             "1" => GameResult::BlackWin,
             "2" => GameResult::WhiteWin,

@@ -575,10 +575,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 best_move = Some(mv);
                 if score > alpha {
                     alpha = score;
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply].clear();
-                    head[ply].push(mv);
-                    head[ply].extend_from_slice(&tail[0]);
+                    self.update_pv(ply, mv);
                     if score >= beta {
                         if pos.captured_by(mv).is_none() && self.killers[ply][0] != Some(mv) {
                             self.killers[ply][1] = self.killers[ply][0];
@@ -608,6 +605,14 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             },
         );
         best
+    }
+
+    /// The principal variation at `ply` becomes `mv` followed by the child's.
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(mv);
+        head[ply].extend_from_slice(&tail[0]);
     }
 
     /// Capture search below the full-width plies; `qply` counts its plies.
@@ -696,10 +701,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 best = score;
                 if score > alpha {
                     alpha = score;
-                    let (head, tail) = self.pv.split_at_mut(ply + 1);
-                    head[ply].clear();
-                    head[ply].push(mv);
-                    head[ply].extend_from_slice(&tail[0]);
+                    self.update_pv(ply, mv);
                     if score >= beta {
                         break;
                     }

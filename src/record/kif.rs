@@ -791,14 +791,6 @@ mod tests {
         games.remove(0)
     }
 
-    fn usi(game: &Game) -> String {
-        game.moves
-            .iter()
-            .map(|m| m.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
     #[test]
     fn final_words_decide_result_by_who_is_to_move() {
         let cases = [
@@ -871,7 +863,7 @@ mod tests {
             "t.kif:line 11: found \"6 ５二金右\", expected an origin like `(77)`: 2 金 can move to 5b"
         );
         let ok = text.replace("   6 ５二金右\n", "");
-        assert_eq!(usi(&one(&ok).unwrap()), "7g7f 3c3d 8h2b+ 3a2b B*4e");
+        assert_eq!(one(&ok).unwrap().moves_usi(), "7g7f 3c3d 8h2b+ 3a2b B*4e");
     }
 
     #[test]
@@ -906,7 +898,7 @@ mod tests {
             expected.play_usi(mv).unwrap();
         }
         assert!(g.start.same_position(&expected), "{}", g.start.to_sfen());
-        assert_eq!(usi(&g), "B*5e B*4d 5e4d");
+        assert_eq!(g.moves_usi(), "B*5e B*4d 5e4d");
     }
 
     #[test]
@@ -933,7 +925,7 @@ mod tests {
             g.start.to_sfen(),
             "3gkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
         );
-        assert_eq!(usi(&g), "5a5b");
+        assert_eq!(g.moves_usi(), "5a5b");
     }
 
     #[test]
@@ -979,7 +971,7 @@ mod tests {
         let games = read(&text, Path::new("t.kif"));
         assert_eq!(games.len(), 2);
         assert!(games[0].is_err());
-        assert_eq!(usi(games[1].as_ref().unwrap()), "7g7f");
+        assert_eq!(games[1].as_ref().unwrap().moves_usi(), "7g7f");
         assert_eq!(games[1].as_ref().unwrap().source.index, 1);
     }
 }

@@ -467,14 +467,6 @@ mod tests {
         rec
     }
 
-    fn usi(game: &Game) -> String {
-        game.moves
-            .iter()
-            .map(|m| m.to_string())
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
     #[test]
     fn square_numbering_runs_along_ranks_from_9a() {
         let sq = |s: &str| s.parse::<Square>().unwrap();
@@ -517,7 +509,7 @@ mod tests {
         assert_eq!(games.len(), 1);
         let g = games[0].as_ref().unwrap();
         assert_eq!(
-            usi(g),
+            g.moves_usi(),
             "7g7f 3c3d 8h2b+ 3a2b 2g2f 8c8d 2f2e 8d8e 2e2d 2c2d 2h2d P*2c B*5e 8e8f P*2e"
         );
         assert_eq!(
@@ -535,7 +527,7 @@ mod tests {
         bytes.extend(record(&[[48, 57]]));
         let games = read(&bytes, None, &path());
         assert_eq!(games.len(), 2);
-        assert_eq!(usi(games[0].as_ref().unwrap()), "7g7f");
+        assert_eq!(games[0].as_ref().unwrap().moves_usi(), "7g7f");
         assert_eq!(games[1].as_ref().unwrap().source.index, 2);
     }
 
@@ -552,7 +544,7 @@ mod tests {
             g.start.to_sfen(),
             "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
         );
-        assert_eq!(usi(&g), "7a6b 7g7f");
+        assert_eq!(g.moves_usi(), "7a6b 7g7f");
         assert_eq!(
             (g.result, g.ending.clone()),
             (GameResult::WhiteWin, Ending::Resign)

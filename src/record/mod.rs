@@ -197,6 +197,15 @@ impl Game {
         })
     }
 
+    /// The moves in USI notation, separated by single spaces.
+    pub fn moves_usi(&self) -> String {
+        self.moves
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// The game as one USI line: `startpos moves ...` or `sfen ... moves ...`.
     pub fn to_usi(&self) -> String {
         let mut s = if self.start.same_position(&Position::startpos()) {
@@ -205,11 +214,8 @@ impl Game {
             format!("sfen {}", self.start.to_sfen())
         };
         if !self.moves.is_empty() {
-            s.push_str(" moves");
-            for mv in &self.moves {
-                s.push(' ');
-                s.push_str(&mv.to_string());
-            }
+            s.push_str(" moves ");
+            s.push_str(&self.moves_usi());
         }
         s
     }
