@@ -101,4 +101,26 @@ mod tests {
         model.bias = f32::NAN;
         assert_eq!(model.evaluate(&pos), 0);
     }
+
+    #[test]
+    fn a_mirror_tied_model_values_a_position_and_its_reflection_alike() {
+        use crate::features::tests::{floodgate_positions, mirror_sfen};
+        // Pseudo-random weights on every index: only tying can make reflections agree.
+        let weights = |set: &Features| -> Vec<f32> {
+            (0..set.dimension())
+                .map(|i| ((i.wrapping_mul(2_654_435_761) >> 16) % 2001) as f32 * 1e-6 - 1e-3)
+                .collect()
+        };
+        let tied: Features = "relation,material,mirror".parse().unwrap();
+        let plain: Features = "relation,material".parse().unwrap();
+        let tied = Linear::new(tied.clone(), weights(&tied));
+        let plain = Linear::new(plain.clone(), weights(&plain));
+        let mut differ = 0;
+        for pos in floodgate_positions(20) {
+            let reflected = Position::from_sfen(&mirror_sfen(&pos.to_sfen())).unwrap();
+            assert_eq!(tied.evaluate(&pos), tied.evaluate(&reflected));
+            differ += usize::from(plain.evaluate(&pos) != plain.evaluate(&reflected));
+        }
+        assert!(differ > 15, "{differ}");
+    }
 }

@@ -166,7 +166,7 @@ pub fn king_table(
             if square == king {
                 continue;
             }
-            let index = offset + relation_index(kind, square, own_king, king);
+            let index = features.canonical(offset + relation_index(kind, square, own_king, king));
             *cell = Some(weights.get(index as usize - 1).copied().unwrap_or(0.0));
         }
     }

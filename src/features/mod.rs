@@ -158,6 +158,28 @@ impl<S: FeatureSink> FeatureSink for Offset<'_, S> {
     }
 }
 
+/// Maps every index of a part to its canonical left–right mirror class, then
+/// adds the part's offset: how `mirror` tying pools a feature with its mirror image.
+struct Mirrored<'a, S> {
+    inner: &'a mut S,
+    set: BaseSet,
+    offset: u32,
+}
+
+impl<S: FeatureSink> FeatureSink for Mirrored<'_, S> {
+    #[inline(always)]
+    fn feature(&mut self, index: u32, value: f32) {
+        self.inner
+            .feature(self.set.canonical(index) + self.offset, value);
+    }
+}
+
+/// The square `file ↔ 10 − file` of square number `s` (`(file − 1) × 9 + rank − 1`).
+#[inline(always)]
+pub fn mirror_square(s: u32) -> u32 {
+    (8 - s / 9) * 9 + s % 9
+}
+
 /// One of the named feature sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BaseSet {
@@ -185,6 +207,28 @@ impl BaseSet {
             BaseSet::Material => Material.dimension(),
         }
     }
+
+    /// The index (1-based, the part's own range) of the left–right mirror image
+    /// of feature `index`: file f ↔ 10 − f for every square in it. `material`
+    /// has no squares, so every index is its own mirror.
+    #[inline(always)]
+    pub fn mirror(self, index: u32) -> u32 {
+        match self {
+            BaseSet::Relation => {
+                let i = index - 1;
+                let (a, b) = (i / RELATION_STATES, i % RELATION_STATES);
+                let m = |state: u32| state / 81 * 81 + mirror_square(state % 81);
+                m(a) * RELATION_STATES + m(b) + 1
+            }
+            BaseSet::Material => index,
+        }
+    }
+
+    /// The representative of `index`'s mirror pair: the smaller of the two.
+    #[inline(always)]
+    pub fn canonical(self, index: u32) -> u32 {
+        index.min(self.mirror(index))
+    }
 }
 
 /// A combination of named sets chosen at run time (`relation,material`): each
@@ -194,12 +238,13 @@ impl BaseSet {
 pub struct Features {
     parts: Vec<(BaseSet, u32)>,
     dimension: u32,
+    mirror: bool,
 }
 
 /// A feature-set name that is not known, empty, or repeated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid feature set {text:?}: {reason} (known sets: relation, material; combine with commas)"
+    "invalid feature set {text:?}: {reason} (known sets: relation, material; combine with commas; add `mirror` to tie left-right mirror images)"
 )]
 pub struct FeaturesError {
     /// The text given.
@@ -213,6 +258,25 @@ impl Features {
     pub fn parts(&self) -> &[(BaseSet, u32)] {
         &self.parts
     }
+
+    /// True when left–right mirror images share one index (`…,mirror`).
+    pub fn mirrored(&self) -> bool {
+        self.mirror
+    }
+
+    /// The index a feature is reported under: itself, or with mirror tying the
+    /// canonical member of its mirror pair. Indices outside every part are returned as given.
+    pub fn canonical(&self, index: u32) -> u32 {
+        if !self.mirror {
+            return index;
+        }
+        for &(set, offset) in &self.parts {
+            if index > offset && index <= offset + set.dimension() {
+                return set.canonical(index - offset) + offset;
+            }
+        }
+        index
+    }
 }
 
 impl FromStr for Features {
@@ -225,7 +289,15 @@ impl FromStr for Features {
         };
         let mut parts = Vec::new();
         let mut offset = 0u32;
+        let mut mirror = false;
         for name in text.split(',').map(str::trim) {
+            if name == "mirror" {
+                if mirror {
+                    return Err(err("\"mirror\" named twice".into()));
+                }
+                mirror = true;
+                continue;
+            }
             let set = BaseSet::ALL
                 .into_iter()
                 .find(|s| s.name() == name)
@@ -236,9 +308,13 @@ impl FromStr for Features {
             parts.push((set, offset));
             offset += set.dimension();
         }
+        if parts.is_empty() {
+            return Err(err("no set named".into()));
+        }
         Ok(Self {
             parts,
             dimension: offset,
+            mirror,
         })
     }
 }
@@ -253,13 +329,25 @@ impl FeatureSet for Features {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
         for &(set, offset) in &self.parts {
-            let mut shifted = Offset {
-                inner: &mut *sink,
-                offset,
-            };
-            match set {
-                BaseSet::Relation => Relation.visit(pos, view, &mut shifted),
-                BaseSet::Material => Material.visit(pos, view, &mut shifted),
+            if self.mirror {
+                let mut tied = Mirrored {
+                    inner: &mut *sink,
+                    set,
+                    offset,
+                };
+                match set {
+                    BaseSet::Relation => Relation.visit(pos, view, &mut tied),
+                    BaseSet::Material => Material.visit(pos, view, &mut tied),
+                }
+            } else {
+                let mut shifted = Offset {
+                    inner: &mut *sink,
+                    offset,
+                };
+                match set {
+                    BaseSet::Relation => Relation.visit(pos, view, &mut shifted),
+                    BaseSet::Material => Material.visit(pos, view, &mut shifted),
+                }
             }
         }
     }
@@ -269,7 +357,10 @@ impl FeatureSet for Features {
     }
 
     fn name(&self) -> String {
-        let names: Vec<&str> = self.parts.iter().map(|(s, _)| s.name()).collect();
+        let mut names: Vec<&str> = self.parts.iter().map(|(s, _)| s.name()).collect();
+        if self.mirror {
+            names.push("mirror");
+        }
         names.join(",")
     }
 }

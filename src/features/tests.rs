@@ -189,11 +189,11 @@ fn combined_sets_use_offsets_in_named_order() {
     assert_eq!(row, expected);
     assert_eq!(
         "relation,kpp".parse::<Features>().unwrap_err().to_string(),
-        "invalid feature set \"relation,kpp\": unknown set \"kpp\" (known sets: relation, material; combine with commas)"
+        "invalid feature set \"relation,kpp\": unknown set \"kpp\" (known sets: relation, material; combine with commas; add `mirror` to tie left-right mirror images)"
     );
     assert_eq!(
         "material,material".parse::<Features>().unwrap_err().to_string(),
-        "invalid feature set \"material,material\": \"material\" named twice (known sets: relation, material; combine with commas)"
+        "invalid feature set \"material,material\": \"material\" named twice (known sets: relation, material; combine with commas; add `mirror` to tie left-right mirror images)"
     );
 }
 
@@ -298,19 +298,10 @@ fn both_views_agree_after_rotation() {
     }
 }
 
-/// The same position with the board rotated 180° and colours swapped (hands swapped too).
-fn rotate_sfen(sfen: &str) -> String {
-    let f: Vec<&str> = sfen.split(' ').collect();
-    let swap = |c: char| {
-        if c.is_ascii_uppercase() {
-            c.to_ascii_lowercase()
-        } else {
-            c.to_ascii_uppercase()
-        }
-    };
-    // Expand the board to 81 cells, rotate, and compress again.
+/// The 81 cells of an SFEN board, rank a first, file 9 first (`""` = empty, `"+p"` promoted).
+fn board_cells(board: &str) -> Vec<String> {
     let mut cells: Vec<String> = Vec::new();
-    for rank in f[0].split('/') {
+    for rank in board.split('/') {
         let mut promoted = false;
         for c in rank.chars() {
             if c == '+' {
@@ -318,12 +309,16 @@ fn rotate_sfen(sfen: &str) -> String {
             } else if let Some(n) = c.to_digit(10) {
                 cells.extend((0..n).map(|_| String::new()));
             } else {
-                cells.push(format!("{}{}", if promoted { "+" } else { "" }, swap(c)));
+                cells.push(format!("{}{c}", if promoted { "+" } else { "" }));
                 promoted = false;
             }
         }
     }
-    cells.reverse();
+    cells
+}
+
+/// The SFEN board of 81 cells.
+fn board_text(cells: &[String]) -> String {
     let mut board = String::new();
     for (r, rank) in cells.chunks(9).enumerate() {
         let mut empty = 0;
@@ -345,11 +340,128 @@ fn rotate_sfen(sfen: &str) -> String {
             board.push('/');
         }
     }
+    board
+}
+
+fn swap_case(c: char) -> char {
+    if c.is_ascii_uppercase() {
+        c.to_ascii_lowercase()
+    } else {
+        c.to_ascii_uppercase()
+    }
+}
+
+/// The same position with the board rotated 180° and colours swapped (hands swapped too).
+fn rotate_sfen(sfen: &str) -> String {
+    let f: Vec<&str> = sfen.split(' ').collect();
+    let mut cells: Vec<String> = board_cells(f[0])
+        .iter()
+        .map(|c| c.chars().map(swap_case).collect())
+        .collect();
+    cells.reverse();
     let side = if f[1] == "b" { "w" } else { "b" };
     let hands: String = if f[2] == "-" {
         "-".into()
     } else {
-        f[2].chars().map(swap).collect()
+        f[2].chars().map(swap_case).collect()
     };
-    format!("{board} {side} {hands} {}", f[3])
+    format!("{} {side} {hands} {}", board_text(&cells), f[3])
+}
+
+/// The same position reflected left–right (file f ↔ 10 − f), same side to move and hands.
+pub(crate) fn mirror_sfen(sfen: &str) -> String {
+    let f: Vec<&str> = sfen.split(' ').collect();
+    let mut cells = board_cells(f[0]);
+    cells.chunks_mut(9).for_each(|rank| rank.reverse());
+    format!("{} {} {} {}", board_text(&cells), f[1], f[2], f[3])
+}
+
+#[test]
+fn mirror_maps_relation_pairs_onto_each_other() {
+    // Decoded names: both squares reflected, pieces kept; an involution.
+    let set = BaseSet::Relation;
+    for index in [
+        1,
+        67_259,
+        1_200_945,
+        2_687_957,
+        3_165_347,
+        RELATION_DIMENSION,
+    ] {
+        let m = set.mirror(index);
+        assert_eq!(set.mirror(m), index);
+        let (a, b) = (
+            describe_relation(index).unwrap(),
+            describe_relation(m).unwrap(),
+        );
+        assert_eq!(
+            (a.piece_a.as_str(), a.piece_b.as_str()),
+            (b.piece_a.as_str(), b.piece_b.as_str())
+        );
+        let reflect = |sq: &str| {
+            let file = sq.as_bytes()[0] - b'0';
+            format!("{}{}", 10 - file, &sq[1..])
+        };
+        assert_eq!(b.square_a, reflect(&a.square_a), "{index}");
+        assert_eq!(b.square_b, reflect(&a.square_b), "{index}");
+    }
+    // The worked example's own P 4c -> opp G 4b pairs with own P 6c -> opp G 6b.
+    assert_eq!(
+        describe_relation(set.mirror(67_259)).unwrap().name,
+        "own P 6c -> opp G 6b"
+    );
+    // Pieces on the centre file are their own mirror image.
+    let centre = state(B, B, "P", "5g") * RELATION_STATES + state(B, B, "K", "5i") + 1;
+    assert_eq!(set.mirror(centre), centre);
+    for index in [1, 105, 104] {
+        assert_eq!(BaseSet::Material.mirror(index), index);
+    }
+}
+
+#[test]
+fn mirror_tied_rows_are_the_same_for_a_position_and_its_reflection() {
+    let plain: Features = "relation,material".parse().unwrap();
+    let tied: Features = "relation,material,mirror".parse().unwrap();
+    assert_eq!(tied.to_string(), "relation,material,mirror");
+    assert_eq!(tied.dimension(), plain.dimension());
+    let (mut a, mut b, mut c) = (RowBuilder::new(), RowBuilder::new(), RowBuilder::new());
+    let mut asymmetric = 0;
+    for pos in floodgate_positions(40) {
+        let sfen = pos.to_sfen();
+        let reflected = Position::from_sfen(&mirror_sfen(&sfen)).unwrap();
+        for view in [B, W] {
+            let row = a.build(&tied, &pos, view).to_vec();
+            assert_eq!(row, b.build(&tied, &reflected, view), "{sfen}");
+            // The tied row is the plain row with each index sent to its pair's representative.
+            let mut mapped: Vec<(u32, f32)> = c
+                .build(&plain, &pos, view)
+                .iter()
+                .map(|&(i, v)| (tied.canonical(i), v))
+                .collect();
+            mapped.sort_by_key(|p| p.0);
+            let mut merged: Vec<(u32, f32)> = Vec::new();
+            for (i, v) in mapped {
+                match merged.last_mut() {
+                    Some(last) if last.0 == i => last.1 += v,
+                    _ => merged.push((i, v)),
+                }
+            }
+            assert_eq!(row, merged);
+            assert!(row.iter().all(|&(i, _)| tied.canonical(i) == i));
+            if c.build(&plain, &pos, view).to_vec() != b.build(&plain, &reflected, view) {
+                asymmetric += 1;
+            }
+        }
+    }
+    // Without tying a position and its reflection differ, so the test means something.
+    assert!(asymmetric > 70, "{asymmetric}");
+}
+
+#[test]
+fn mirror_option_parses_once_and_needs_a_set() {
+    assert!("relation,mirror,mirror".parse::<Features>().is_err());
+    assert!("mirror".parse::<Features>().is_err());
+    let f: Features = " mirror , material".parse().unwrap();
+    assert_eq!(f.to_string(), "material,mirror");
+    assert!(f.mirrored());
 }
