@@ -6,8 +6,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Args as ClapArgs, ValueEnum};
+use kifulearn::features::{BaseSet, Features};
 use kifulearn::libsvm::{expand_paths, read_paths};
 use kifulearn::model::{toml_string, write_meta};
+use kifulearn::train::isotonic::monotone_hand;
 use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
 use linfa::prelude::*;
 
@@ -46,6 +48,11 @@ pub struct Args {
     /// Name of the feature set the data was extracted with (kept in MODEL.meta.toml).
     #[arg(long, default_value = "unspecified")]
     features: String,
+    /// After fitting, make the worth of the k-th piece in hand non-increasing in
+    /// k (the `material` part of --features; isotonic regression weighted by
+    /// how often each count occurs in the data).
+    #[arg(long)]
+    monotone_hand: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -78,6 +85,23 @@ pub fn run(args: Args) -> CliResult {
         params = params.tolerance(e);
     }
     // Reject bad options before reading gigabytes.
+    let monotone = if args.monotone_hand {
+        let features: Features = args.features.parse()?;
+        if !features
+            .parts()
+            .iter()
+            .any(|(s, _)| *s == BaseSet::Material)
+        {
+            return Err(format!(
+                "--monotone-hand needs a material part in --features (got {:?})",
+                args.features
+            )
+            .into());
+        }
+        Some(features)
+    } else {
+        None
+    };
     let checked = linfa::ParamGuard::check_ref(&params)?.clone();
     let files = expand_paths(&args.data)?;
     let t = Instant::now();
@@ -96,6 +120,12 @@ pub fn run(args: Args) -> CliResult {
             args.p
         );
     }
+    // How often each feature occurs: the weights of the isotonic fit.
+    let counts = monotone.as_ref().map(|_| {
+        let mut c = vec![0.0; data.x.cols()];
+        data.x.indices().iter().for_each(|&j| c[j as usize] += 1.0);
+        c
+    });
     let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
     let t = Instant::now();
     let fitted = checked.fit(&dataset)?;
@@ -107,6 +137,10 @@ pub fn run(args: Args) -> CliResult {
     );
     let mut model = fitted.model;
     model.features = args.features.clone();
+    if let (Some(features), Some(counts)) = (&monotone, &counts) {
+        let changed = monotone_hand(features, &mut model.w, Some(counts)).unwrap_or(0);
+        eprintln!("monotone hand: {changed} weight(s) pooled");
+    }
     if solver == Solver::Dense {
         for (j, w) in model.w.iter().enumerate() {
             println!("{} {}", j + 1, w);
@@ -132,6 +166,7 @@ pub fn run(args: Args) -> CliResult {
             ("iterations", fitted.iterations.to_string()),
             ("objective", format!("{:?}", fitted.objective)),
             ("binary", args.binary.to_string()),
+            ("monotone_hand", args.monotone_hand.to_string()),
             ("data", format!("[{}]", quoted.join(", "))),
         ],
     )?;

@@ -24,6 +24,21 @@ const HAND_PER_SIDE: u32 = 38;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Material;
 
+impl Material {
+    /// The runs of per-count hand features, as `(first index, length, view
+    /// side's)`: one run per kind and side (the 1st…18th pawn, …, the 1st–2nd rook).
+    pub fn hand_runs() -> impl Iterator<Item = (u32, u32, bool)> {
+        [true, false].into_iter().flat_map(|own| {
+            let mut first = 29 + if own { 0 } else { HAND_PER_SIDE };
+            HAND_SLOTS.into_iter().map(move |(_, most)| {
+                let run = (first, most, own);
+                first += most;
+                run
+            })
+        })
+    }
+}
+
 impl FeatureSet for Material {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {

@@ -21,6 +21,7 @@
 //! meant for small feature sets (at most [`DENSE_MAX_FEATURES`] columns).
 
 pub mod dual;
+pub mod isotonic;
 pub mod objective;
 pub mod tron;
 
