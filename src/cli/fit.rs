@@ -1,4 +1,5 @@
-//! `kifulearn fit`: libsvm files to a model file.
+//! `kifulearn fit`: libsvm files to a model file (`--method svr`), or game
+//! records to a model file (`--method ranking`, in `fit_ranking.rs`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,14 +14,21 @@ use kifulearn::train::isotonic::monotone_hand;
 use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
 use linfa::prelude::*;
 
+use super::fit_ranking::{self, RankingArgs};
 use super::CliResult;
 
 /// Options of `fit` (defaults as `liblinear-train -s 11`).
 #[derive(ClapArgs)]
 pub struct Args {
-    /// libsvm files, or folders of `*.svm` files.
+    /// libsvm files, or folders of `*.svm` files (`--method ranking`: game records or folders).
     #[arg(required = true)]
     data: Vec<PathBuf>,
+    /// What to train: an SVR on labelled libsvm rows, or a ranking of each
+    /// position's moves straight from game records (docs/ranking.md).
+    #[arg(long, value_enum, default_value_t = Method::Svr)]
+    method: Method,
+    #[command(flatten)]
+    ranking: RankingArgs,
     /// Model file to write (liblinear text, or binary with --binary).
     #[arg(long)]
     out: PathBuf,
@@ -55,6 +63,12 @@ pub struct Args {
     monotone_hand: bool,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Method {
+    Svr,
+    Ranking,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum SolverArg {
     Primal,
@@ -64,6 +78,21 @@ enum SolverArg {
 
 /// Runs `fit`.
 pub fn run(args: Args) -> CliResult {
+    match (args.method, args.ranking.first_given()) {
+        (Method::Ranking, _) => {
+            return fit_ranking::run(
+                &args.data,
+                &args.out,
+                &args.features,
+                args.binary,
+                &args.ranking,
+            )
+        }
+        (Method::Svr, Some(option)) => {
+            return Err(format!("{option} is an option of --method ranking").into())
+        }
+        (Method::Svr, None) => {}
+    }
     let solver = match args.solver {
         SolverArg::Primal => Solver::Primal,
         SolverArg::Dual => Solver::Dual,

@@ -42,6 +42,20 @@ pub struct ExtractOptions {
     pub max_plies: Option<usize>,
 }
 
+impl ExtractOptions {
+    /// Is the position at `ply` (0 = the start position) one to label?
+    pub fn wants(&self, ply: usize) -> bool {
+        in_ply_range(ply, self.skip_opening, self.max_plies)
+    }
+}
+
+/// The one rule of which positions of a game are used for training, shared by
+/// extraction and ranking training: plies `skip_opening..max_plies` (0 = the
+/// start position).
+pub fn in_ply_range(ply: usize, skip_opening: usize, max_plies: Option<usize>) -> bool {
+    ply >= skip_opening && max_plies.is_none_or(|m| ply < m)
+}
+
 /// One game to extract: its output name, where it came from, and the game (or why it could not be read).
 #[derive(Clone, Debug)]
 pub struct GameJob {
@@ -199,8 +213,7 @@ fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
     let mut counts = GameCounts::default();
     let mut pos = game.start.clone();
     for (ply, &mv) in game.moves.iter().enumerate() {
-        let wanted = ply >= options.skip_opening && options.max_plies.is_none_or(|m| ply < m);
-        if wanted {
+        if options.wants(ply) {
             let view = pos.side_to_move();
             rows.clear();
             offsets.clear();

@@ -19,10 +19,15 @@
 //! error) through `linfa_linear::TweedieRegressor` (power 0, identity link,
 //! `alpha = 1/(2nC)`, the bias as an ordinary column); it ignores `p` and is
 //! meant for small feature sets (at most [`DENSE_MAX_FEATURES`] columns).
+//!
+//! [`ranking`] is a second objective, trained from game records rather than
+//! labelled rows: Bonanza's comparison training, where the game's move should
+//! be valued above its siblings.
 
 pub mod dual;
 pub mod isotonic;
 pub mod objective;
+pub mod ranking;
 pub mod tron;
 
 use std::sync::Arc;

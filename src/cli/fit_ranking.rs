@@ -1,0 +1,271 @@
+//! `kifulearn fit --method ranking RECORDS... --features SET --out MODEL`:
+//! comparison training straight from game records (see `docs/ranking.md`).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args as ClapArgs, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use kifulearn::features::Features;
+use kifulearn::model::{toml_string, write_meta};
+use kifulearn::record::{find_record_files, read_file, Game};
+use kifulearn::train::ranking::{
+    EpochReport, Optimizer, RankingObserver, RankingParams, RankingValidParams,
+};
+
+use super::CliResult;
+
+/// Options of `fit --method ranking` (defaults in `docs/ranking.md`).
+#[derive(ClapArgs)]
+pub struct RankingArgs {
+    /// Ranking: passes over the games [default: 10].
+    #[arg(long)]
+    epochs: Option<usize>,
+    /// Ranking: games per optimizer step [default: 8].
+    #[arg(long)]
+    batch_games: Option<usize>,
+    /// Ranking: step rule [default: adagrad].
+    #[arg(long, value_enum)]
+    optimizer: Option<OptimizerArg>,
+    /// Ranking: step size in model units [default: adagrad 0.002, adam 0.0005, sign 0.0002].
+    #[arg(long, allow_negative_numbers = true)]
+    rate: Option<f64>,
+    /// Ranking: sigmoid window in model units (0.02 = 200 centipawns) [default: 0.02].
+    #[arg(long, allow_negative_numbers = true)]
+    window: Option<f64>,
+    /// Ranking: λ of the regularizer λ‖w‖² [default: 1].
+    #[arg(long, allow_negative_numbers = true)]
+    lambda: Option<f64>,
+    /// Ranking: seed of the game order [default: 1].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Ranking: records scored after every epoch (not trained on).
+    #[arg(long, num_args = 1..)]
+    held_out: Vec<PathBuf>,
+    /// Ranking: positions before this ply are not used [default: 0].
+    #[arg(long)]
+    skip_opening: Option<usize>,
+    /// Ranking: positions at this ply and later are not used.
+    #[arg(long)]
+    max_plies: Option<usize>,
+    /// Ranking: games ranked in parallel [default: all cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum OptimizerArg {
+    Adagrad,
+    Adam,
+    Sign,
+}
+
+impl RankingArgs {
+    /// The first ranking option given, if any (they mean nothing to the SVR).
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.epochs.is_some(), "--epochs"),
+            (self.batch_games.is_some(), "--batch-games"),
+            (self.optimizer.is_some(), "--optimizer"),
+            (self.rate.is_some(), "--rate"),
+            (self.window.is_some(), "--window"),
+            (self.lambda.is_some(), "--lambda"),
+            (self.seed.is_some(), "--seed"),
+            (!self.held_out.is_empty(), "--held-out"),
+            (self.skip_opening.is_some(), "--skip-opening"),
+            (self.max_plies.is_some(), "--max-plies"),
+            (self.jobs.is_some(), "--jobs"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
+
+    fn params(&self) -> RankingParams {
+        let mut p = RankingParams::new();
+        if let Some(n) = self.epochs {
+            p = p.epochs(n);
+        }
+        if let Some(n) = self.batch_games {
+            p = p.batch_games(n);
+        }
+        if let Some(o) = self.optimizer {
+            p = p.optimizer(match o {
+                OptimizerArg::Adagrad => Optimizer::AdaGrad,
+                OptimizerArg::Adam => Optimizer::Adam,
+                OptimizerArg::Sign => Optimizer::Sign,
+            });
+        }
+        if let Some(r) = self.rate {
+            p = p.rate(r);
+        }
+        if let Some(w) = self.window {
+            p = p.window(w);
+        }
+        if let Some(l) = self.lambda {
+            p = p.lambda(l);
+        }
+        if let Some(s) = self.seed {
+            p = p.seed(s);
+        }
+        if let Some(n) = self.skip_opening {
+            p = p.skip_opening(n);
+        }
+        p.max_plies(self.max_plies)
+    }
+}
+
+/// Runs `fit --method ranking`: `records` are game records, `features` the set's name.
+pub fn run(
+    records: &[PathBuf],
+    out: &Path,
+    features: &str,
+    binary: bool,
+    args: &RankingArgs,
+) -> CliResult {
+    let features: Features = features.parse()?;
+    let params = linfa::ParamGuard::check(args.params())?;
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = args.jobs {
+        if n == 0 {
+            return Err("--jobs 0: expected at least 1".into());
+        }
+        pool = pool.num_threads(n);
+    }
+    let pool = pool.build()?;
+    let games = pool.install(|| read_games(records))?;
+    let held_out = if args.held_out.is_empty() {
+        Vec::new()
+    } else {
+        pool.install(|| read_games(&args.held_out))?
+    };
+    eprintln!(
+        "ranking: {} training games, {} held out, features {features}, {} threads, optimizer {} rate {} window {} lambda {}",
+        games.len(),
+        held_out.len(),
+        pool.current_num_threads(),
+        params.optimizer().name(),
+        params.rate(),
+        params.window(),
+        params.lambda(),
+    );
+    let observer = EpochLines::new(params.epochs())?;
+    let fitted = pool.install(|| params.fit(&features, &games, &held_out, &observer))?;
+    observer.bar.finish_and_clear();
+    fitted.model.save(out, binary)?;
+    let last = fitted.epochs.last().copied();
+    write_meta(
+        out,
+        &features.to_string(),
+        &meta(&params, last, records, binary),
+    )?;
+    eprintln!("wrote {}", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every game of the record files under `paths`; unreadable games are reported and skipped.
+fn read_games(paths: &[PathBuf]) -> Result<Vec<Game>, String> {
+    let files = find_record_files(paths).map_err(|e| e.to_string())?;
+    let games: Vec<Game> = files
+        .par_iter()
+        .flat_map_iter(|f| read_file(f).games)
+        .filter_map(|g| g.map_err(|e| eprintln!("skipped: {e}")).ok())
+        .collect();
+    if games.is_empty() {
+        return Err(format!("no game could be read from {paths:?}"));
+    }
+    Ok(games)
+}
+
+fn meta(
+    p: &RankingValidParams,
+    last: Option<EpochReport>,
+    records: &[PathBuf],
+    binary: bool,
+) -> Vec<(&'static str, String)> {
+    let quoted: Vec<String> = records
+        .iter()
+        .map(|f| toml_string(&f.display().to_string()))
+        .collect();
+    let mut m = vec![
+        ("method", toml_string("ranking")),
+        ("optimizer", toml_string(p.optimizer().name())),
+        ("rate", format!("{:?}", p.rate())),
+        ("window", format!("{:?}", p.window())),
+        ("lambda", format!("{:?}", p.lambda())),
+        ("epochs", p.epochs().to_string()),
+        ("batch_games", p.batch_games().to_string()),
+        ("seed", p.seed().to_string()),
+        ("skip_opening", p.skip_opening().to_string()),
+    ];
+    if let Some(n) = p.max_plies() {
+        m.push(("max_plies", n.to_string()));
+    }
+    if let Some(r) = last {
+        m.push((
+            "objective_per_position",
+            format!("{:?}", r.objective_per_position()),
+        ));
+        m.push(("top1", format!("{:?}", r.train.top1_rate())));
+    }
+    m.push(("binary", binary.to_string()));
+    m.push(("data", format!("[{}]", quoted.join(", "))));
+    m
+}
+
+/// A progress bar over each epoch's games and one summary line per epoch on stderr.
+struct EpochLines {
+    bar: ProgressBar,
+    epochs: usize,
+}
+
+impl EpochLines {
+    fn new(epochs: usize) -> Result<Self, String> {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{prefix} {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}",
+            )
+            .map_err(|e| e.to_string())?
+            .progress_chars("=> "),
+        );
+        Ok(Self { bar, epochs })
+    }
+}
+
+impl RankingObserver for EpochLines {
+    fn epoch_start(&self, epoch: usize, games: usize) {
+        self.bar.reset();
+        self.bar.set_length(games as u64);
+        self.bar
+            .set_prefix(format!("epoch {epoch}/{}", self.epochs));
+    }
+
+    fn game_done(&self) {
+        self.bar.inc(1);
+    }
+
+    fn epoch_end(&self, r: &EpochReport) {
+        let mut line = format!(
+            "epoch {:3}/{}  J/position {:.6} (loss {:.6} + reg {:.6})  top1 {:.4}  {} positions",
+            r.epoch,
+            self.epochs,
+            r.objective_per_position(),
+            r.train.loss_per_position(),
+            r.regularizer / r.train.positions.max(1) as f64,
+            r.train.top1_rate(),
+            r.train.positions,
+        );
+        if let Some(h) = r.held_out {
+            line.push_str(&format!(
+                "  held-out loss/position {:.6} top1 {:.4} ({} positions)",
+                h.loss_per_position(),
+                h.top1_rate(),
+                h.positions
+            ));
+        }
+        line.push_str(&format!("  {:.2}s", r.seconds));
+        self.bar.suspend(|| eprintln!("{line}"));
+    }
+}

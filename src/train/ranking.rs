@@ -1,0 +1,652 @@
+//! Comparison (ranking) training, as in Bonanza: the game's move should be
+//! valued above every other legal move.
+//!
+//! For each position P of a game (within the ply range asked for), with the
+//! game's move g and the sibling positions s_m (P after each legal move m):
+//!
+//! `J(w) = Σ_P Σ_{m≠g} T(e(s_m) − e(s_g)) + λ‖w‖²`, `T(x) = 1 / (1 + exp(−x / window))`
+//!
+//! where `e(s) = w · features(s, view = P's side to move)`, exactly
+//! [`crate::features::dot`]: the model's value for the side that moved into
+//! `s`, in model units, which is how [`crate::eval::Linear`] plays a model
+//! (10000 centipawns per unit). The gradient is
+//! `Σ T′(d_m) (x_m − x_g) + 2λw`, accumulated by the feature traversal itself
+//! through [`GradientSink`], so learning and evaluating share one definition
+//! of every feature.
+//!
+//! Games are read straight from records, shuffled each epoch (seeded), and
+//! taken in mini-batches; each batch's positions are ranked in parallel with
+//! one gradient buffer per thread, then one optimizer step is taken. The
+//! regularizer's gradient is shared out over the batches of an epoch in
+//! proportion to their positions, so an epoch's batch gradients add up to ∇J.
+//!
+//! | parameter | default | range | meaning |
+//! |---|---|---|---|
+//! | `epochs` | 10 | ≥ 1 | passes over the games |
+//! | `batch_games` | 8 | ≥ 1 | games per optimizer step |
+//! | `optimizer` | AdaGrad | AdaGrad, Adam, Sign | step rule ([`Optimizer`]) |
+//! | `rate` | optimizer's: AdaGrad 0.002, Adam 0.0005, Sign 0.0002 | finite, > 0 | step size, model units (×10000 = centipawns) |
+//! | `window` | 0.02 (200 centipawns) | finite, > 0 | width of the sigmoid T |
+//! | `lambda` | 1.0 | finite, ≥ 0 | λ of `λ‖w‖²` (J sums over positions, so λ is per data set, not per position) |
+//! | `seed` | 1 | any | game order of each epoch |
+//! | `skip_opening` | 0 | any | positions before this ply are not used |
+//! | `max_plies` | none | ≥ 1 | positions at this ply and later are not used |
+//!
+//! With several threads the order in which games are summed into the per-thread
+//! buffers is fixed (a batch is cut into one contiguous run of games per
+//! buffer), so a run is reproducible for a given seed and thread count.
+
+use std::time::Instant;
+
+use linfa::ParamGuard;
+use rayon::prelude::*;
+
+use super::TrainError;
+use crate::engine::agreement::hit_probability;
+use crate::extract::in_ply_range;
+use crate::features::{dot, FeatureSet, GradientSink};
+use crate::model::Model;
+use crate::record::Game;
+use crate::shogi::{Move, Position};
+
+/// The step rule applied to each batch gradient `g`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Optimizer {
+    /// `G += g²; w −= rate · g / (√G + 1e-8)` (Duchi et al. 2011), per coordinate.
+    AdaGrad,
+    /// Adam (Kingma & Ba 2015) with β₁ = 0.9, β₂ = 0.999, ε = 1e-8 and bias correction.
+    Adam,
+    /// Bonanza's step: `w −= rate · sign(g)`.
+    Sign,
+}
+
+impl Optimizer {
+    /// The name on the command line and in `MODEL.meta.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Optimizer::AdaGrad => "adagrad",
+            Optimizer::Adam => "adam",
+            Optimizer::Sign => "sign",
+        }
+    }
+
+    /// The step size used when none is given, in model units.
+    pub fn default_rate(self) -> f64 {
+        match self {
+            Optimizer::AdaGrad => 0.002,
+            Optimizer::Adam => 0.0005,
+            Optimizer::Sign => 0.0002,
+        }
+    }
+}
+
+/// Checked hyper-parameters (see the module table).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankingValidParams {
+    epochs: usize,
+    batch_games: usize,
+    optimizer: Optimizer,
+    rate: Option<f64>,
+    window: f64,
+    lambda: f64,
+    seed: u64,
+    skip_opening: usize,
+    max_plies: Option<usize>,
+}
+
+impl RankingValidParams {
+    /// Passes over the games.
+    pub fn epochs(&self) -> usize {
+        self.epochs
+    }
+    /// Games per optimizer step.
+    pub fn batch_games(&self) -> usize {
+        self.batch_games
+    }
+    /// The step rule.
+    pub fn optimizer(&self) -> Optimizer {
+        self.optimizer
+    }
+    /// The step size in effect (the optimizer's default when unset).
+    pub fn rate(&self) -> f64 {
+        self.rate.unwrap_or(self.optimizer.default_rate())
+    }
+    /// The sigmoid's window, model units.
+    pub fn window(&self) -> f64 {
+        self.window
+    }
+    /// λ.
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+    /// The shuffling seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+    /// Positions before this ply are not used.
+    pub fn skip_opening(&self) -> usize {
+        self.skip_opening
+    }
+    /// Positions at this ply and later are not used.
+    pub fn max_plies(&self) -> Option<usize> {
+        self.max_plies
+    }
+}
+
+/// Unchecked hyper-parameters: a builder; [`ParamGuard::check`] validates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankingParams(RankingValidParams);
+
+impl Default for RankingParams {
+    fn default() -> Self {
+        RankingParams(RankingValidParams {
+            epochs: 10,
+            batch_games: 8,
+            optimizer: Optimizer::AdaGrad,
+            rate: None,
+            window: 0.02,
+            lambda: 1.0,
+            seed: 1,
+            skip_opening: 0,
+            max_plies: None,
+        })
+    }
+}
+
+impl RankingParams {
+    /// The defaults of the module table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets the number of epochs.
+    pub fn epochs(mut self, n: usize) -> Self {
+        self.0.epochs = n;
+        self
+    }
+    /// Sets the games per optimizer step.
+    pub fn batch_games(mut self, n: usize) -> Self {
+        self.0.batch_games = n;
+        self
+    }
+    /// Chooses the step rule.
+    pub fn optimizer(mut self, o: Optimizer) -> Self {
+        self.0.optimizer = o;
+        self
+    }
+    /// Sets the step size (model units).
+    pub fn rate(mut self, r: f64) -> Self {
+        self.0.rate = Some(r);
+        self
+    }
+    /// Sets the sigmoid's window (model units: 0.01 = 100 centipawns).
+    pub fn window(mut self, w: f64) -> Self {
+        self.0.window = w;
+        self
+    }
+    /// Sets λ.
+    pub fn lambda(mut self, l: f64) -> Self {
+        self.0.lambda = l;
+        self
+    }
+    /// Sets the shuffling seed.
+    pub fn seed(mut self, s: u64) -> Self {
+        self.0.seed = s;
+        self
+    }
+    /// Skips the positions before this ply.
+    pub fn skip_opening(mut self, n: usize) -> Self {
+        self.0.skip_opening = n;
+        self
+    }
+    /// Uses no position at this ply or later.
+    pub fn max_plies(mut self, n: Option<usize>) -> Self {
+        self.0.max_plies = n;
+        self
+    }
+}
+
+impl ParamGuard for RankingParams {
+    type Checked = RankingValidParams;
+    type Error = TrainError;
+
+    fn check_ref(&self) -> Result<&RankingValidParams, TrainError> {
+        let p = &self.0;
+        let bad = |m: String| Err(TrainError::InvalidParam(m));
+        if p.epochs == 0 {
+            return bad("epochs must be at least 1, got 0".into());
+        }
+        if p.batch_games == 0 {
+            return bad("batch_games must be at least 1, got 0".into());
+        }
+        if let Some(r) = p.rate {
+            if !(r.is_finite() && r > 0.0) {
+                return bad(format!("rate must be positive and finite, got {r}"));
+            }
+        }
+        if !(p.window.is_finite() && p.window > 0.0) {
+            return bad(format!(
+                "window must be positive and finite, got {}",
+                p.window
+            ));
+        }
+        if !(p.lambda.is_finite() && p.lambda >= 0.0) {
+            return bad(format!(
+                "lambda must be non-negative and finite, got {}",
+                p.lambda
+            ));
+        }
+        if p.max_plies == Some(0) {
+            return bad("max_plies must be at least 1, got 0".into());
+        }
+        Ok(p)
+    }
+
+    fn check(self) -> Result<RankingValidParams, TrainError> {
+        self.check_ref()?;
+        Ok(self.0)
+    }
+}
+
+/// `T(x) = 1 / (1 + exp(−x / window))`.
+pub fn sigmoid(x: f64, window: f64) -> f64 {
+    1.0 / (1.0 + (-x / window).exp())
+}
+
+/// Loss and top-1 agreement summed over positions.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Score {
+    /// Positions counted.
+    pub positions: u64,
+    /// `Σ_P Σ_{m≠g} T(e(s_m) − e(s_g))`.
+    pub loss: f64,
+    /// Summed top-1 hit probabilities (ties shared fairly, as in [`hit_probability`]).
+    pub top1: f64,
+}
+
+impl Score {
+    fn merge(mut self, other: Score) -> Score {
+        self.positions += other.positions;
+        self.loss += other.loss;
+        self.top1 += other.top1;
+        self
+    }
+
+    /// Loss per position (0 when none was counted).
+    pub fn loss_per_position(&self) -> f64 {
+        self.loss / self.positions.max(1) as f64
+    }
+
+    /// Fraction of positions where the game's move is valued highest.
+    pub fn top1_rate(&self) -> f64 {
+        self.top1 / self.positions.max(1) as f64
+    }
+}
+
+/// Ranks the legal moves of positions with a weight vector, reusing its buffers.
+#[derive(Debug)]
+pub struct Ranker<'a, F: FeatureSet> {
+    features: &'a F,
+    window: f64,
+    skip_opening: usize,
+    max_plies: Option<usize>,
+    moves: Vec<Move>,
+    children: Vec<Position>,
+    values: Vec<f32>,
+}
+
+impl<'a, F: FeatureSet> Ranker<'a, F> {
+    /// A ranker over `features` with the sigmoid window and ply range of `params`.
+    pub fn new(features: &'a F, params: &RankingValidParams) -> Self {
+        Self {
+            features,
+            window: params.window,
+            skip_opening: params.skip_opening,
+            max_plies: params.max_plies,
+            moves: Vec::new(),
+            children: Vec::new(),
+            values: Vec::new(),
+        }
+    }
+
+    /// The loss `Σ_{m≠g} T(e(s_m) − e(s_g))` and top-1 hit of one position; with
+    /// `gradient`, adds the loss's gradient into it. `None` when `game_move` is
+    /// not legal in `pos`.
+    pub fn position(
+        &mut self,
+        weights: &[f32],
+        pos: &Position,
+        game_move: Move,
+        gradient: Option<&mut [f32]>,
+    ) -> Option<Score> {
+        let view = pos.side_to_move();
+        pos.legal_moves_into(&mut self.moves);
+        let g = self.moves.iter().position(|&m| m == game_move)?;
+        self.children.clear();
+        self.values.clear();
+        for &mv in &self.moves {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            self.values.push(dot(self.features, weights, &child, view));
+            self.children.push(child);
+        }
+        let eg = self.values[g];
+        let better = self.values.iter().filter(|&&v| v > eg).count();
+        let tied = self.values.iter().filter(|&&v| v == eg).count();
+        let mut loss = 0.0;
+        let mut slope_sum = 0.0;
+        let mut gradient = gradient;
+        for (i, (&v, child)) in self.values.iter().zip(&self.children).enumerate() {
+            if i == g {
+                continue;
+            }
+            let t = sigmoid(f64::from(v) - f64::from(eg), self.window);
+            loss += t;
+            let slope = t * (1.0 - t) / self.window;
+            if let (Some(grad), true) = (gradient.as_deref_mut(), slope > 0.0) {
+                slope_sum += slope;
+                let mut sink = GradientSink::new(grad, slope as f32);
+                self.features.visit(child, view, &mut sink);
+            }
+        }
+        if let (Some(grad), true) = (gradient, slope_sum > 0.0) {
+            let mut sink = GradientSink::new(grad, -slope_sum as f32);
+            self.features.visit(&self.children[g], view, &mut sink);
+        }
+        Some(Score {
+            positions: 1,
+            loss,
+            top1: hit_probability(better, tied, 1),
+        })
+    }
+
+    /// [`Ranker::position`] over the game's positions in the ply range.
+    pub fn game(
+        &mut self,
+        weights: &[f32],
+        game: &Game,
+        mut gradient: Option<&mut [f32]>,
+    ) -> Score {
+        let mut score = Score::default();
+        for (ply, (pos, mv)) in game.positions().enumerate() {
+            let Some(mv) = mv else { break };
+            if self.max_plies.is_some_and(|m| ply >= m) {
+                break;
+            }
+            if !in_ply_range(ply, self.skip_opening, self.max_plies) {
+                continue;
+            }
+            if let Some(s) = self.position(weights, &pos, mv, gradient.as_deref_mut()) {
+                score = score.merge(s);
+            }
+        }
+        score
+    }
+}
+
+/// `λ‖w‖²`, summed in `f64`.
+pub fn regularizer(weights: &[f32], lambda: f64) -> f64 {
+    lambda
+        * weights
+            .par_iter()
+            .map(|&w| f64::from(w) * f64::from(w))
+            .sum::<f64>()
+}
+
+/// Loss and top-1 of `weights` on `games` (games in parallel; no gradient).
+pub fn score<F: FeatureSet + Sync>(
+    features: &F,
+    params: &RankingValidParams,
+    weights: &[f32],
+    games: &[Game],
+) -> Score {
+    games
+        .par_iter()
+        .map_init(
+            || Ranker::new(features, params),
+            |r, g| r.game(weights, g, None),
+        )
+        .reduce(Score::default, Score::merge)
+}
+
+/// One epoch's report.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpochReport {
+    /// 1-based epoch.
+    pub epoch: usize,
+    /// The training positions, each scored with the weights before its batch's
+    /// step (a running figure, as Bonanza reports; no extra pass).
+    pub train: Score,
+    /// `λ‖w‖²` at the end of the epoch.
+    pub regularizer: f64,
+    /// Held-out games scored with the weights at the end of the epoch, if any were given.
+    pub held_out: Option<Score>,
+    /// Seconds for the epoch (training and held-out scoring).
+    pub seconds: f64,
+}
+
+impl EpochReport {
+    /// `J` per training position: `(Σ loss + λ‖w‖²) / positions`.
+    pub fn objective_per_position(&self) -> f64 {
+        (self.train.loss + self.regularizer) / self.train.positions.max(1) as f64
+    }
+}
+
+/// Watches training: called from worker threads, so it must be `Sync`.
+pub trait RankingObserver: Sync {
+    /// An epoch starts over `games` games.
+    fn epoch_start(&self, _epoch: usize, _games: usize) {}
+    /// One more game of the current epoch is done.
+    fn game_done(&self) {}
+    /// An epoch ended.
+    fn epoch_end(&self, _report: &EpochReport) {}
+}
+
+/// An observer that ignores everything.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Quiet;
+
+impl RankingObserver for Quiet {}
+
+/// A trained ranking model and how it got there.
+#[derive(Clone, Debug)]
+pub struct RankingFit {
+    /// The weights (no bias: a constant cancels out of every comparison).
+    pub model: Model,
+    /// One report per epoch.
+    pub epochs: Vec<EpochReport>,
+}
+
+impl RankingValidParams {
+    /// Trains on `games` (and scores `held_out` after every epoch) over
+    /// `features`, on the current rayon pool: one gradient buffer per thread.
+    pub fn fit<F: FeatureSet + Sync>(
+        &self,
+        features: &F,
+        games: &[Game],
+        held_out: &[Game],
+        observer: &dyn RankingObserver,
+    ) -> Result<RankingFit, TrainError> {
+        let total_positions: u64 = games.iter().map(|g| self.positions_of(g)).sum();
+        if total_positions == 0 {
+            return Err(TrainError::Data(
+                "no training position: no game has a move in the ply range".into(),
+            ));
+        }
+        let n = features.dimension() as usize;
+        let threads = rayon::current_num_threads().max(1);
+        let mut weights = vec![0.0f32; n];
+        let mut step = Stepper::new(self.optimizer, self.rate(), n);
+        let mut buffers: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; n]).collect();
+        let mut order: Vec<usize> = (0..games.len()).collect();
+        let mut rng = SplitMix64(self.seed);
+        let mut reports = Vec::with_capacity(self.epochs);
+        for epoch in 1..=self.epochs {
+            let start = Instant::now();
+            shuffle(&mut order, &mut rng);
+            observer.epoch_start(epoch, games.len());
+            let mut train = Score::default();
+            for batch in order.chunks(self.batch_games) {
+                let per_buffer = batch.len().div_ceil(threads);
+                let w = &weights;
+                let batch_score = buffers
+                    .par_iter_mut()
+                    .zip(batch.par_chunks(per_buffer))
+                    .map(|(buffer, chunk)| {
+                        let mut ranker = Ranker::new(features, self);
+                        let mut s = Score::default();
+                        for &i in chunk {
+                            s = s.merge(ranker.game(w, &games[i], Some(buffer)));
+                            observer.game_done();
+                        }
+                        s
+                    })
+                    .reduce(Score::default, Score::merge);
+                let share = batch_score.positions as f64 / total_positions as f64;
+                step.apply(
+                    &mut weights,
+                    &mut buffers,
+                    (2.0 * self.lambda * share) as f32,
+                );
+                train = train.merge(batch_score);
+            }
+            let held = (!held_out.is_empty()).then(|| score(features, self, &weights, held_out));
+            let report = EpochReport {
+                epoch,
+                train,
+                regularizer: regularizer(&weights, self.lambda),
+                held_out: held,
+                seconds: start.elapsed().as_secs_f64(),
+            };
+            observer.epoch_end(&report);
+            reports.push(report);
+        }
+        Ok(RankingFit {
+            model: Model {
+                solver_type: "L2R_L2LOSS_SVR".into(),
+                w: weights.iter().map(|&w| f64::from(w)).collect(),
+                bias: -1.0,
+                bias_weight: 0.0,
+                features: features.name(),
+            },
+            epochs: reports,
+        })
+    }
+
+    /// Positions of `game` that are trained on.
+    fn positions_of(&self, game: &Game) -> u64 {
+        (0..game.moves.len())
+            .filter(|&ply| in_ply_range(ply, self.skip_opening, self.max_plies))
+            .count() as u64
+    }
+}
+
+/// Coordinates updated together by one task.
+const BLOCK: usize = 1 << 15;
+
+/// The optimizer's per-coordinate state and step count.
+struct Stepper {
+    optimizer: Optimizer,
+    rate: f32,
+    /// AdaGrad: Σg². Adam: the first moment. Sign: empty.
+    first: Vec<f32>,
+    /// Adam: the second moment. Otherwise empty.
+    second: Vec<f32>,
+    steps: i32,
+}
+
+impl Stepper {
+    fn new(optimizer: Optimizer, rate: f64, n: usize) -> Self {
+        let (a, b) = match optimizer {
+            Optimizer::AdaGrad => (n, 0),
+            Optimizer::Adam => (n, n),
+            Optimizer::Sign => (0, 0),
+        };
+        Self {
+            optimizer,
+            rate: rate as f32,
+            first: vec![0.0; a],
+            second: vec![0.0; b],
+            steps: 0,
+        }
+    }
+
+    /// Sums the per-thread buffers (clearing them), adds `reg · w`, and steps.
+    fn apply(&mut self, weights: &mut [f32], buffers: &mut [Vec<f32>], reg: f32) {
+        self.steps += 1;
+        let (optimizer, rate) = (self.optimizer, self.rate);
+        let (c1, c2) = (
+            1.0 - 0.9f32.powi(self.steps),
+            1.0 - 0.999f32.powi(self.steps),
+        );
+        let blocks = weights.len().div_ceil(BLOCK);
+        let mut grads: Vec<Vec<&mut [f32]>> = (0..blocks).map(|_| Vec::new()).collect();
+        for buffer in buffers.iter_mut() {
+            for (b, chunk) in buffer.chunks_mut(BLOCK).enumerate() {
+                grads[b].push(chunk);
+            }
+        }
+        let first = blocks_of(&mut self.first, blocks);
+        let second = blocks_of(&mut self.second, blocks);
+        weights
+            .par_chunks_mut(BLOCK)
+            .zip(grads)
+            .zip(first)
+            .zip(second)
+            .for_each(|(((w, mut parts), s1), s2)| {
+                for j in 0..w.len() {
+                    let mut g = reg * w[j];
+                    for part in parts.iter_mut() {
+                        g += std::mem::take(&mut part[j]);
+                    }
+                    if g == 0.0 {
+                        continue;
+                    }
+                    match optimizer {
+                        Optimizer::AdaGrad => {
+                            s1[j] += g * g;
+                            w[j] -= rate * g / (s1[j].sqrt() + 1e-8);
+                        }
+                        Optimizer::Adam => {
+                            s1[j] = 0.9 * s1[j] + 0.1 * g;
+                            s2[j] = 0.999 * s2[j] + 0.001 * g * g;
+                            w[j] -= rate * (s1[j] / c1) / ((s2[j] / c2).sqrt() + 1e-8);
+                        }
+                        Optimizer::Sign => w[j] -= rate * g.signum(),
+                    }
+                }
+            });
+    }
+}
+
+/// `v` cut into `blocks` chunks of [`BLOCK`], or `blocks` empty slices when `v` is empty.
+fn blocks_of(v: &mut [f32], blocks: usize) -> Vec<&mut [f32]> {
+    if v.is_empty() {
+        (0..blocks).map(|_| <&mut [f32]>::default()).collect()
+    } else {
+        v.chunks_mut(BLOCK).collect()
+    }
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014): a small seeded generator for the game order.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// Fisher–Yates.
+fn shuffle(v: &mut [usize], rng: &mut SplitMix64) {
+    for i in (1..v.len()).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,147 @@
+//! `kifulearn fit --method ranking` end to end: records in, a model out that
+//! the evaluator loader and `kifulearn evaluate` read unchanged.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+
+use kifulearn::eval::{load_evaluator, load_linear, EvalChoice};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("kifulearn-ranking-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Exit code, stdout, stderr.
+fn kifulearn(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `J/position X` of each epoch line.
+fn objectives(stderr: &str) -> Vec<f64> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("epoch"))
+        .map(|l| {
+            let rest = l.split("J/position ").nth(1).unwrap();
+            rest.split_whitespace().next().unwrap().parse().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn fit_ranking_writes_a_model_that_evaluate_plays() {
+    let dir = scratch("fit");
+    let model = dir.join("m.txt");
+    let m = model.to_str().unwrap();
+    let (code, _, err) = kifulearn(&[
+        "fit",
+        "--method",
+        "ranking",
+        "fixtures/selfplay/fsf_selfplay_w2_00152.csa",
+        "fixtures/selfplay/fsf_selfplay_w1_00119.csa",
+        "fixtures/tournament/040501.csa",
+        "--features",
+        "relation",
+        "--out",
+        m,
+        "--epochs",
+        "3",
+        "--batch-games",
+        "1",
+        "--max-plies",
+        "50",
+        "--jobs",
+        "2",
+        "--held-out",
+        "fixtures/selfplay/fsf_selfplay_w2_00049.csa",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j = objectives(&err);
+    assert_eq!(j.len(), 3, "{err}");
+    assert!(j[2] < j[0], "{err}");
+    assert!(err.contains("held-out loss/position"), "{err}");
+    let meta = fs::read_to_string(dir.join("m.txt.meta.toml")).unwrap();
+    assert!(meta.starts_with("features = \"relation\"\n"), "{meta}");
+    assert!(meta.contains("method = \"ranking\""), "{meta}");
+    let linear = load_linear(&model).unwrap();
+    assert!(linear.weights.iter().any(|&w| w != 0.0));
+    load_evaluator(&EvalChoice::Model(model.clone())).unwrap();
+    let (code, out, err) = kifulearn(&["evaluate", "--model", m, "fixtures/floodgate-30.sfen"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("30 games, depth 1\n"), "{out}");
+    assert!(out.contains(" all "), "{out}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_optimizer_runs_from_the_command_line() {
+    let dir = scratch("optimizers");
+    for optimizer in ["adagrad", "adam", "sign"] {
+        let model = dir.join(format!("{optimizer}.bin"));
+        let (code, _, err) = kifulearn(&[
+            "fit",
+            "--method",
+            "ranking",
+            "fixtures/selfplay/fsf_selfplay_w1_00301.csa",
+            "--features",
+            "material",
+            "--out",
+            model.to_str().unwrap(),
+            "--binary",
+            "--optimizer",
+            optimizer,
+            "--epochs",
+            "2",
+            "--max-plies",
+            "30",
+        ]);
+        assert_eq!(code, 0, "{optimizer}: {err}");
+        assert_eq!(objectives(&err).len(), 2, "{err}");
+        load_linear(&model).unwrap();
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn ranking_options_are_checked() {
+    let dir = scratch("errors");
+    let model = dir.join("m.txt");
+    let m = model.to_str().unwrap();
+    let game = "fixtures/selfplay/fsf_selfplay_w1_00301.csa";
+    let (code, _, err) = kifulearn(&[
+        "fit",
+        "--method",
+        "ranking",
+        game,
+        "--features",
+        "material",
+        "--out",
+        m,
+        "--window",
+        "0",
+    ]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim(),
+        "error: window must be positive and finite, got 0"
+    );
+    let (code, _, err) = kifulearn(&["fit", game, "--out", m, "--epochs", "3"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err.trim(),
+        "error: --epochs is an option of --method ranking"
+    );
+    assert!(!model.exists());
+    let _ = fs::remove_dir_all(&dir);
+}
