@@ -11,6 +11,7 @@ use kifulearn::model::{toml_string, write_meta};
 use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
 use linfa::prelude::*;
 
+use super::fit_streaming::{self, StreamingArgs};
 use super::CliResult;
 
 /// Options of `fit` (defaults as `liblinear-train -s 11`).
@@ -22,6 +23,9 @@ pub struct Args {
     /// Model file to write (liblinear text, or binary with --binary).
     #[arg(long)]
     out: PathBuf,
+    /// Learner: the in-memory SVR, or the streaming learner (docs/streaming.md).
+    #[arg(long, value_enum, default_value_t = Method::Svr)]
+    method: Method,
     /// Optimizer.
     #[arg(long, value_enum, default_value_t = SolverArg::Primal)]
     solver: SolverArg,
@@ -46,6 +50,14 @@ pub struct Args {
     /// Name of the feature set the data was extracted with (kept in MODEL.meta.toml).
     #[arg(long, default_value = "unspecified")]
     features: String,
+    #[command(flatten)]
+    streaming: StreamingArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Method {
+    Svr,
+    Streaming,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -57,6 +69,18 @@ enum SolverArg {
 
 /// Runs `fit`.
 pub fn run(args: Args) -> CliResult {
+    if let Method::Streaming = args.method {
+        return fit_streaming::run(
+            &args.data,
+            &args.out,
+            &args.features,
+            args.binary,
+            &args.streaming,
+        );
+    }
+    if let Some(option) = args.streaming.first_given() {
+        return Err(format!("{option} applies to --method streaming").into());
+    }
     let solver = match args.solver {
         SolverArg::Primal => Solver::Primal,
         SolverArg::Dual => Solver::Dual,

@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod evaluate;
 mod extract;
 mod fit;
+mod fit_streaming;
 mod games;
 mod perft;
 mod pipeline;
@@ -32,7 +33,7 @@ enum Command {
     Usi(usi::Args),
     /// Top-1/3/5 agreement of an evaluator's move ranking with the moves of games.
     Evaluate(evaluate::Args),
-    /// Train an L2-loss SVR (liblinear -s 11/-s 12 compatible) on libsvm files.
+    /// Train an L2-loss SVR (liblinear -s 11/-s 12 compatible), or stream (--method streaming), on libsvm files.
     Fit(fit::Args),
     /// Predict libsvm rows with a model, like liblinear-predict.
     Predict(predict::Args),

@@ -22,7 +22,13 @@
 
 pub mod dual;
 pub mod objective;
+pub mod streaming;
 pub mod tron;
+
+pub use streaming::{
+    train_streaming, EpochStats, StreamingEvent, StreamingFit, StreamingParams,
+    StreamingValidParams,
+};
 
 use std::sync::Arc;
 
