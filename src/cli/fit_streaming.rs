@@ -101,11 +101,13 @@ pub fn run(
             bar.set_message(format!("epoch {epoch}"));
             bar.inc(1);
         }
-        StreamingEvent::Epoch(s) => bar.suspend(|| eprintln!(
-            "epoch {}: {} rows, mse {:.6e} (before update), {} batches, \
+        StreamingEvent::Epoch(s) => bar.suspend(|| {
+            eprintln!(
+                "epoch {}: {} rows, mse {:.6e} (before update), {} batches, \
              {} weight updates, {:.2}s",
-            s.epoch, s.rows, s.mse, s.batches, s.features_updated, s.seconds
-        )),
+                s.epoch, s.rows, s.mse, s.batches, s.features_updated, s.seconds
+            )
+        }),
     })?;
     bar.finish_and_clear();
     let stats = fit.epochs.clone();

@@ -194,7 +194,7 @@ pub struct EpochStats {
 /// A report to the caller while training.
 #[derive(Debug, Clone, Copy)]
 pub enum StreamingEvent<'a> {
-    /// A file was learned from: its 0-based position in the epoch's order.
+    /// A file was learned from (and its batch updated, if it closed one).
     File {
         /// 1-based epoch.
         epoch: usize,
