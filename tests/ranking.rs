@@ -140,7 +140,7 @@ fn ranking_options_are_checked() {
     assert_eq!(code, 2);
     assert_eq!(
         err.trim(),
-        "error: --epochs is an option of --method ranking"
+        "error: --epochs is an option of --method ranking or streaming"
     );
     assert!(!model.exists());
     let _ = fs::remove_dir_all(&dir);

@@ -1,7 +1,7 @@
 //! `kifulearn fit`: libsvm files to a model file (`--method svr`), or game
 //! records to a model file (`--method ranking`, in `fit_ranking.rs`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -9,12 +9,13 @@ use std::time::Instant;
 use clap::{Args as ClapArgs, ValueEnum};
 use kifulearn::features::{BaseSet, Features};
 use kifulearn::libsvm::{expand_paths, read_paths};
-use kifulearn::model::{toml_string, write_meta};
+use kifulearn::model::{toml_string, write_meta, Model};
 use kifulearn::train::isotonic::monotone_hand;
 use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
 use linfa::prelude::*;
 
 use super::fit_ranking::{self, RankingArgs};
+use super::fit_streaming::{self, StreamingArgs};
 use super::CliResult;
 
 /// Options of `fit` (defaults as `liblinear-train -s 11`).
@@ -23,12 +24,11 @@ pub struct Args {
     /// libsvm files, or folders of `*.svm` files (`--method ranking`: game records or folders).
     #[arg(required = true)]
     data: Vec<PathBuf>,
-    /// What to train: an SVR on labelled libsvm rows, or a ranking of each
-    /// position's moves straight from game records (docs/ranking.md).
+    /// What to train: the in-memory SVR on labelled libsvm rows, a ranking of
+    /// each position's moves straight from game records (docs/ranking.md), or
+    /// the streaming batched learner on libsvm files (docs/streaming.md).
     #[arg(long, value_enum, default_value_t = Method::Svr)]
     method: Method,
-    #[command(flatten)]
-    ranking: RankingArgs,
     /// Model file to write (liblinear text, or binary with --binary).
     #[arg(long)]
     out: PathBuf,
@@ -57,16 +57,84 @@ pub struct Args {
     #[arg(long, default_value = "unspecified")]
     features: String,
     /// After fitting, make the worth of the k-th piece in hand non-increasing in
-    /// k (the `material` part of --features; isotonic regression weighted by
-    /// how often each count occurs in the data).
+    /// k (the `material` part of --features; isotonic regression, for the SVR
+    /// weighted by how often each count occurs in the data).
     #[arg(long)]
     monotone_hand: bool,
+    #[command(flatten)]
+    learner: LearnerArgs,
+    #[command(flatten)]
+    ranking: RankingArgs,
+    #[command(flatten)]
+    streaming: StreamingArgs,
+}
+
+/// Options shared by the ranking and streaming learners.
+#[derive(ClapArgs)]
+#[command(next_help_heading = "Ranking and streaming learners")]
+pub struct LearnerArgs {
+    /// Passes over the data [default: ranking 10, streaming 1].
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// Games per update [default: ranking 8, streaming 4].
+    #[arg(long)]
+    pub batch_games: Option<usize>,
+    /// Step size [default: ranking adagrad 0.002, adam 0.0005, sign 0.0002; streaming 0.005].
+    #[arg(long, allow_negative_numbers = true)]
+    pub rate: Option<f64>,
+    /// Seed of the game order [default: ranking 1, streaming sorted order].
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+impl LearnerArgs {
+    fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.epochs.is_some(), "--epochs"),
+            (self.batch_games.is_some(), "--batch-games"),
+            (self.rate.is_some(), "--rate"),
+            (self.seed.is_some(), "--seed"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
+}
+
+/// Where and how a learner writes its model.
+pub struct ModelOut<'a> {
+    /// The model file.
+    pub path: &'a Path,
+    /// The feature set's name, as given.
+    pub features: &'a str,
+    /// Compact binary instead of liblinear text.
+    pub binary: bool,
+    /// Make hand-piece worth non-increasing before saving.
+    pub monotone_hand: Option<Features>,
+}
+
+impl ModelOut<'_> {
+    /// Applies `--monotone-hand` (weighted by `counts` when given) and saves.
+    pub fn save(&self, model: &mut Model, counts: Option<&[f64]>) -> std::io::Result<()> {
+        if let Some(features) = &self.monotone_hand {
+            let changed = monotone_hand(features, &mut model.w, counts).unwrap_or(0);
+            eprintln!("monotone hand: {changed} weight(s) pooled");
+        }
+        model.save(self.path, self.binary)
+    }
+
+    /// The sidecar, with `monotone_hand` added to `options`.
+    pub fn write_meta(&self, features: &str, options: &[(&str, String)]) -> std::io::Result<()> {
+        let mut options = options.to_vec();
+        options.push(("monotone_hand", self.monotone_hand.is_some().to_string()));
+        write_meta(self.path, features, &options)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Method {
     Svr,
     Ranking,
+    Streaming,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -78,20 +146,49 @@ enum SolverArg {
 
 /// Runs `fit`.
 pub fn run(args: Args) -> CliResult {
-    match (args.method, args.ranking.first_given()) {
-        (Method::Ranking, _) => {
-            return fit_ranking::run(
-                &args.data,
-                &args.out,
-                &args.features,
-                args.binary,
-                &args.ranking,
+    if let (Method::Svr, Some(option)) = (args.method, args.learner.first_given()) {
+        return Err(format!("{option} is an option of --method ranking or streaming").into());
+    }
+    if let (Method::Svr | Method::Streaming, Some(option)) =
+        (args.method, args.ranking.first_given())
+    {
+        return Err(format!("{option} is an option of --method ranking").into());
+    }
+    if let (Method::Svr | Method::Ranking, Some(option)) =
+        (args.method, args.streaming.first_given())
+    {
+        return Err(format!("{option} applies to --method streaming").into());
+    }
+    // Reject bad options before reading gigabytes.
+    let monotone = if args.monotone_hand {
+        let features: Features = args.features.parse()?;
+        if !features
+            .parts()
+            .iter()
+            .any(|(s, _)| *s == BaseSet::Material)
+        {
+            return Err(format!(
+                "--monotone-hand needs a material part in --features (got {:?})",
+                args.features
             )
+            .into());
         }
-        (Method::Svr, Some(option)) => {
-            return Err(format!("{option} is an option of --method ranking").into())
+        Some(features)
+    } else {
+        None
+    };
+    let out = ModelOut {
+        path: &args.out,
+        features: &args.features,
+        binary: args.binary,
+        monotone_hand: monotone,
+    };
+    match args.method {
+        Method::Ranking => return fit_ranking::run(&args.data, &out, &args.ranking, &args.learner),
+        Method::Streaming => {
+            return fit_streaming::run(&args.data, &out, &args.streaming, &args.learner)
         }
-        (Method::Svr, None) => {}
+        Method::Svr => {}
     }
     let solver = match args.solver {
         SolverArg::Primal => Solver::Primal,
@@ -113,24 +210,6 @@ pub fn run(args: Args) -> CliResult {
     if let Some(e) = args.tolerance {
         params = params.tolerance(e);
     }
-    // Reject bad options before reading gigabytes.
-    let monotone = if args.monotone_hand {
-        let features: Features = args.features.parse()?;
-        if !features
-            .parts()
-            .iter()
-            .any(|(s, _)| *s == BaseSet::Material)
-        {
-            return Err(format!(
-                "--monotone-hand needs a material part in --features (got {:?})",
-                args.features
-            )
-            .into());
-        }
-        Some(features)
-    } else {
-        None
-    };
     let checked = linfa::ParamGuard::check_ref(&params)?.clone();
     let files = expand_paths(&args.data)?;
     let t = Instant::now();
@@ -150,7 +229,7 @@ pub fn run(args: Args) -> CliResult {
         );
     }
     // How often each feature occurs: the weights of the isotonic fit.
-    let counts = monotone.as_ref().map(|_| {
+    let counts = out.monotone_hand.as_ref().map(|_| {
         let mut c = vec![0.0; data.x.cols()];
         data.x.indices().iter().for_each(|&j| c[j as usize] += 1.0);
         c
@@ -166,10 +245,6 @@ pub fn run(args: Args) -> CliResult {
     );
     let mut model = fitted.model;
     model.features = args.features.clone();
-    if let (Some(features), Some(counts)) = (&monotone, &counts) {
-        let changed = monotone_hand(features, &mut model.w, Some(counts)).unwrap_or(0);
-        eprintln!("monotone hand: {changed} weight(s) pooled");
-    }
     if solver == Solver::Dense {
         for (j, w) in model.w.iter().enumerate() {
             println!("{} {}", j + 1, w);
@@ -178,13 +253,12 @@ pub fn run(args: Args) -> CliResult {
             println!("bias {}", model.bias_weight);
         }
     }
-    model.save(&args.out, args.binary)?;
+    out.save(&mut model, counts.as_deref())?;
     let quoted: Vec<String> = files
         .iter()
         .map(|f| toml_string(&f.display().to_string()))
         .collect();
-    write_meta(
-        &args.out,
+    out.write_meta(
         &args.features,
         &[
             ("solver", toml_string(solver.liblinear_name())),
@@ -195,7 +269,6 @@ pub fn run(args: Args) -> CliResult {
             ("iterations", fitted.iterations.to_string()),
             ("objective", format!("{:?}", fitted.objective)),
             ("binary", args.binary.to_string()),
-            ("monotone_hand", args.monotone_hand.to_string()),
             ("data", format!("[{}]", quoted.join(", "))),
         ],
     )?;

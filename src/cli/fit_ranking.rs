@@ -1,7 +1,7 @@
 //! `kifulearn fit --method ranking RECORDS... --features SET --out MODEL`:
 //! comparison training straight from game records (see `docs/ranking.md`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
@@ -9,38 +9,28 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use kifulearn::features::Features;
-use kifulearn::model::{toml_string, write_meta};
+use kifulearn::model::toml_string;
 use kifulearn::record::{find_record_files, read_file, Game};
 use kifulearn::train::ranking::{
     EpochReport, Optimizer, RankingObserver, RankingParams, RankingValidParams,
 };
 
+use super::fit::{LearnerArgs, ModelOut};
 use super::CliResult;
 
-/// Options of `fit --method ranking` (defaults in `docs/ranking.md`).
+/// Options of `fit --method ranking` only (defaults in `docs/ranking.md`;
+/// `--epochs --batch-games --rate --seed` are [`LearnerArgs`]).
 #[derive(ClapArgs)]
 pub struct RankingArgs {
-    /// Ranking: passes over the games [default: 10].
-    #[arg(long)]
-    epochs: Option<usize>,
-    /// Ranking: games per optimizer step [default: 8].
-    #[arg(long)]
-    batch_games: Option<usize>,
     /// Ranking: step rule [default: adagrad].
     #[arg(long, value_enum)]
     optimizer: Option<OptimizerArg>,
-    /// Ranking: step size in model units [default: adagrad 0.002, adam 0.0005, sign 0.0002].
-    #[arg(long, allow_negative_numbers = true)]
-    rate: Option<f64>,
     /// Ranking: sigmoid window in model units (0.02 = 200 centipawns) [default: 0.02].
     #[arg(long, allow_negative_numbers = true)]
     window: Option<f64>,
     /// Ranking: λ of the regularizer λ‖w‖² [default: 1].
     #[arg(long, allow_negative_numbers = true)]
     lambda: Option<f64>,
-    /// Ranking: seed of the game order [default: 1].
-    #[arg(long)]
-    seed: Option<u64>,
     /// Ranking: records scored after every epoch (not trained on).
     #[arg(long, num_args = 1..)]
     held_out: Vec<PathBuf>,
@@ -66,13 +56,9 @@ impl RankingArgs {
     /// The first ranking option given, if any (they mean nothing to the SVR).
     pub fn first_given(&self) -> Option<&'static str> {
         [
-            (self.epochs.is_some(), "--epochs"),
-            (self.batch_games.is_some(), "--batch-games"),
             (self.optimizer.is_some(), "--optimizer"),
-            (self.rate.is_some(), "--rate"),
             (self.window.is_some(), "--window"),
             (self.lambda.is_some(), "--lambda"),
-            (self.seed.is_some(), "--seed"),
             (!self.held_out.is_empty(), "--held-out"),
             (self.skip_opening.is_some(), "--skip-opening"),
             (self.max_plies.is_some(), "--max-plies"),
@@ -82,12 +68,12 @@ impl RankingArgs {
         .find_map(|(given, name)| given.then_some(name))
     }
 
-    fn params(&self) -> RankingParams {
+    fn params(&self, shared: &LearnerArgs) -> RankingParams {
         let mut p = RankingParams::new();
-        if let Some(n) = self.epochs {
+        if let Some(n) = shared.epochs {
             p = p.epochs(n);
         }
-        if let Some(n) = self.batch_games {
+        if let Some(n) = shared.batch_games {
             p = p.batch_games(n);
         }
         if let Some(o) = self.optimizer {
@@ -97,7 +83,7 @@ impl RankingArgs {
                 OptimizerArg::Sign => Optimizer::Sign,
             });
         }
-        if let Some(r) = self.rate {
+        if let Some(r) = shared.rate {
             p = p.rate(r);
         }
         if let Some(w) = self.window {
@@ -106,7 +92,7 @@ impl RankingArgs {
         if let Some(l) = self.lambda {
             p = p.lambda(l);
         }
-        if let Some(s) = self.seed {
+        if let Some(s) = shared.seed {
             p = p.seed(s);
         }
         if let Some(n) = self.skip_opening {
@@ -119,13 +105,13 @@ impl RankingArgs {
 /// Runs `fit --method ranking`: `records` are game records, `features` the set's name.
 pub fn run(
     records: &[PathBuf],
-    out: &Path,
-    features: &str,
-    binary: bool,
+    out: &ModelOut,
     args: &RankingArgs,
+    shared: &LearnerArgs,
 ) -> CliResult {
-    let features: Features = features.parse()?;
-    let params = linfa::ParamGuard::check(args.params())?;
+    let binary = out.binary;
+    let features: Features = out.features.parse()?;
+    let params = linfa::ParamGuard::check(args.params(shared))?;
     let mut pool = rayon::ThreadPoolBuilder::new();
     if let Some(n) = args.jobs {
         if n == 0 {
@@ -153,14 +139,11 @@ pub fn run(
     let observer = EpochLines::new(params.epochs())?;
     let fitted = pool.install(|| params.fit(&features, &games, &held_out, &observer))?;
     observer.bar.finish_and_clear();
-    fitted.model.save(out, binary)?;
+    let mut model = fitted.model;
+    out.save(&mut model, None)?;
     let last = fitted.epochs.last().copied();
-    write_meta(
-        out,
-        &features.to_string(),
-        &meta(&params, last, records, binary),
-    )?;
-    eprintln!("wrote {}", out.display());
+    out.write_meta(&features.to_string(), &meta(&params, last, records, binary))?;
+    eprintln!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -8,6 +8,7 @@ mod evaluate;
 mod extract;
 mod fit;
 mod fit_ranking;
+mod fit_streaming;
 mod games;
 mod perft;
 mod pipeline;
@@ -33,8 +34,9 @@ enum Command {
     Usi(usi::Args),
     /// Top-1/3/5 agreement of an evaluator's move ranking with the moves of games.
     Evaluate(evaluate::Args),
-    /// Train an L2-loss SVR (liblinear -s 11/-s 12 compatible) on libsvm files,
-    /// or a move ranking (Bonanza's comparison training) on game records.
+    /// Train an L2-loss SVR (liblinear -s 11/-s 12 compatible) or the streaming
+    /// learner on libsvm files, or a move ranking (Bonanza's comparison
+    /// training) on game records.
     Fit(fit::Args),
     /// Predict libsvm rows with a model, like liblinear-predict.
     Predict(predict::Args),

@@ -1,10 +1,14 @@
 //! libsvm text files: `label idx:val idx:val ...`, indices 1-based and strictly ascending.
 //!
 //! The writer is shared by `extract` (training rows) and anything else that
-//! emits rows; the reader (shared by `fit` and `predict`) lives beside it.
+//! emits rows; the reader (shared by `fit` and `predict`) lives beside it,
+//! with [`RowReader`], which streams a file a chunk of rows at a time into a
+//! reusable [`RowBuffer`] (the streaming learner's input).
 
 mod reader;
 mod writer;
 
-pub use reader::{expand_paths, read_bytes, read_paths, LibsvmData, ReadError, BLOCK_BYTES};
+pub use reader::{
+    expand_paths, read_bytes, read_paths, LibsvmData, ReadError, RowBuffer, RowReader, BLOCK_BYTES,
+};
 pub use writer::write_row;

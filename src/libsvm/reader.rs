@@ -11,7 +11,7 @@
 
 use std::fmt;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use ndarray::Array1;
@@ -150,13 +150,141 @@ struct Accumulator {
 /// The parse of one line-aligned piece of text.
 #[derive(Default)]
 struct Piece {
+    rows: RowBuffer,
+    /// (1-based line within the piece, message)
+    error: Option<(u64, String)>,
+}
+
+/// Parsed rows held for reuse: clearing keeps the allocations, so a reader
+/// that refills one buffer per file or chunk allocates only while it grows.
+///
+/// Indices are stored 0-based (`index - 1`), as in [`LibsvmData::x`].
+#[derive(Debug, Default, Clone)]
+pub struct RowBuffer {
     labels: Vec<f64>,
+    /// End of each row in `indices`/`values`.
     row_ends: Vec<u32>,
     indices: Vec<u32>,
     values: Vec<f32>,
+    /// Largest 1-based index seen since the last clear (0: none).
     max_index: u32,
-    /// (1-based line within the piece, message)
-    error: Option<(u64, String)>,
+}
+
+impl RowBuffer {
+    /// An empty buffer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forgets the rows, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.labels.clear();
+        self.row_ends.clear();
+        self.indices.clear();
+        self.values.clear();
+        self.max_index = 0;
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// True when there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    /// Total nonzeros of all rows.
+    pub fn nnz(&self) -> usize {
+        self.indices.len()
+    }
+
+    /// The largest 1-based feature index of the rows (0 when none).
+    pub fn max_index(&self) -> u32 {
+        self.max_index
+    }
+
+    /// Row `i`: its label, 0-based indices (ascending) and values.
+    pub fn row(&self, i: usize) -> (f64, &[u32], &[f32]) {
+        let a = if i == 0 {
+            0
+        } else {
+            self.row_ends[i - 1] as usize
+        };
+        let b = self.row_ends[i] as usize;
+        (self.labels[i], &self.indices[a..b], &self.values[a..b])
+    }
+
+    /// The rows in order, as [`RowBuffer::row`] gives them.
+    pub fn iter(&self) -> impl Iterator<Item = (f64, &[u32], &[f32])> + '_ {
+        (0..self.len()).map(|i| self.row(i))
+    }
+
+    /// Parses one line (`label idx:val ...`, a trailing newline allowed) and
+    /// appends it as a row; on error the buffer is left without that row.
+    pub fn push_line(&mut self, line: &[u8]) -> Result<(), String> {
+        let (n, m) = (self.indices.len(), self.max_index);
+        let result = parse_line(line, self);
+        if result.is_err() {
+            self.indices.truncate(n);
+            self.values.truncate(n);
+            self.max_index = m;
+        }
+        result
+    }
+}
+
+/// Reads a libsvm file a chunk of rows at a time, line by line, so a file
+/// of any size is held as at most one chunk of parsed rows and one line of text.
+pub struct RowReader {
+    path: PathBuf,
+    input: BufReader<File>,
+    line: Vec<u8>,
+    line_number: u64,
+}
+
+impl RowReader {
+    /// Opens `path`.
+    pub fn open(path: &Path) -> Result<RowReader, ReadError> {
+        let file = File::open(path).map_err(|source| ReadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(RowReader {
+            path: path.to_path_buf(),
+            input: BufReader::with_capacity(1 << 16, file),
+            line: Vec::with_capacity(4096),
+            line_number: 0,
+        })
+    }
+
+    /// Clears `rows` and fills it with up to `max_rows` (at least 1) next rows;
+    /// returns false, with `rows` empty, at the end of the file.
+    pub fn next_chunk(&mut self, rows: &mut RowBuffer, max_rows: usize) -> Result<bool, ReadError> {
+        rows.clear();
+        while rows.len() < max_rows.max(1) {
+            self.line.clear();
+            let n = self
+                .input
+                .read_until(b'\n', &mut self.line)
+                .map_err(|source| ReadError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
+            if n == 0 {
+                break;
+            }
+            self.line_number += 1;
+            rows.push_line(&self.line)
+                .map_err(|message| ReadError::Syntax {
+                    path: self.path.clone(),
+                    line: self.line_number,
+                    message,
+                })?;
+        }
+        Ok(!rows.is_empty())
+    }
 }
 
 impl Accumulator {
@@ -206,6 +334,7 @@ impl Accumulator {
                     message,
                 });
             }
+            let piece = piece.rows;
             lines += piece.labels.len() as u64;
             if self.indptr.is_empty() {
                 self.indptr.push(0);
@@ -263,14 +392,17 @@ fn split_lines(block: &[u8], n: usize) -> Vec<&[u8]> {
 
 fn parse_piece(text: &[u8]) -> Piece {
     let mut piece = Piece {
-        labels: Vec::with_capacity(text.len() / 512 + 1),
-        row_ends: Vec::with_capacity(text.len() / 512 + 1),
-        indices: Vec::with_capacity(text.len() / 6),
-        values: Vec::with_capacity(text.len() / 6),
-        ..Piece::default()
+        rows: RowBuffer {
+            labels: Vec::with_capacity(text.len() / 512 + 1),
+            row_ends: Vec::with_capacity(text.len() / 512 + 1),
+            indices: Vec::with_capacity(text.len() / 6),
+            values: Vec::with_capacity(text.len() / 6),
+            max_index: 0,
+        },
+        error: None,
     };
     for (n, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
-        if let Err(message) = parse_line(line, &mut piece) {
+        if let Err(message) = parse_line(line, &mut piece.rows) {
             piece.error = Some((n as u64 + 1, message));
             return piece;
         }
@@ -282,7 +414,7 @@ fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t' || b == b'\r' || b == b'\n'
 }
 
-fn parse_line(line: &[u8], piece: &mut Piece) -> Result<(), String> {
+fn parse_line(line: &[u8], rows: &mut RowBuffer) -> Result<(), String> {
     let mut tokens = line.split(|&b| is_space(b)).filter(|t| !t.is_empty());
     let label = tokens
         .next()
@@ -310,12 +442,12 @@ fn parse_line(line: &[u8], piece: &mut Piece) -> Result<(), String> {
             ));
         }
         last = index;
-        piece.indices.push(index - 1);
-        piece.values.push(value);
+        rows.indices.push(index - 1);
+        rows.values.push(value);
     }
-    piece.max_index = piece.max_index.max(last);
-    piece.labels.push(label);
-    piece.row_ends.push(piece.indices.len() as u32);
+    rows.max_index = rows.max_index.max(last);
+    rows.labels.push(label);
+    rows.row_ends.push(rows.indices.len() as u32);
     Ok(())
 }
 
@@ -410,6 +542,47 @@ mod tests {
             e,
             "data/a.svm:5001: index 5 after 5, indices must be strictly ascending"
         );
+    }
+
+    #[test]
+    fn row_reader_chunks_match_the_whole_file_read() {
+        let dir = std::env::temp_dir().join(format!("kifulearn-rowreader-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.svm");
+        let mut text = String::new();
+        for i in 0..25u32 {
+            text.push_str(&format!("{}.5 {}:1 {}:0.25\n", i, i % 3 + 1, i + 4));
+        }
+        std::fs::write(&path, &text).unwrap();
+        let whole = read_paths(&[&path]).unwrap();
+        let mut reader = RowReader::open(&path).unwrap();
+        let mut rows = RowBuffer::new();
+        let (mut labels, mut indices, mut values, mut chunks, mut max) =
+            (vec![], vec![], vec![], 0, 0);
+        while reader.next_chunk(&mut rows, 10).unwrap() {
+            chunks += 1;
+            max = max.max(rows.max_index());
+            for (y, idx, val) in rows.iter() {
+                labels.push(y);
+                indices.extend_from_slice(idx);
+                values.extend_from_slice(val);
+            }
+        }
+        assert_eq!(chunks, 3);
+        assert!(rows.is_empty());
+        assert_eq!(labels, whole.y.to_vec());
+        assert_eq!(indices, whole.x.indices());
+        assert_eq!(values, whole.x.data());
+        assert_eq!(max as usize, whole.x.cols());
+
+        std::fs::write(&path, "1 1:2\n0.5 2:1 2:3\n").unwrap();
+        let mut reader = RowReader::open(&path).unwrap();
+        let e = reader.next_chunk(&mut rows, 10).unwrap_err().to_string();
+        assert!(
+            e.ends_with("a.svm:2: index 2 after 2, indices must be strictly ascending"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -22,13 +22,20 @@
 //!
 //! [`ranking`] is a second objective, trained from game records rather than
 //! labelled rows: Bonanza's comparison training, where the game's move should
-//! be valued above its siblings.
+//! be valued above its siblings. [`streaming`] is a third learner, Logistello's
+//! batched per-feature update over libsvm files read one game at a time.
 
 pub mod dual;
 pub mod isotonic;
 pub mod objective;
 pub mod ranking;
+pub mod streaming;
 pub mod tron;
+
+pub use streaming::{
+    train_streaming, EpochStats, StreamingEvent, StreamingFit, StreamingParams,
+    StreamingValidParams,
+};
 
 use std::sync::Arc;
 
