@@ -14,8 +14,8 @@
 #   -m          skip the matches (agreement, time, memory and weights only)
 #
 # Split (deterministic, by game; no game is in both parts):
-#   training  DIR/tournament/*.csa (47) + DIR/selfplay/fsf_selfplay_w1_00000..00149 (150)
-#   held out  DIR/pro/*.csa (10) + DIR/selfplay/fsf_selfplay_w2_*.csa
+#   training  DIR/tournament/**/*.csa (47) + DIR/selfplay/fsf_selfplay_w1_00000..00149 (120 files)
+#   held out  DIR/pro/*.csa (10) + DIR/selfplay/fsf_selfplay_w2_*.csa (314)
 # Methods (features `relation` or `relation,material`, each also `,mirror`):
 #   material             the built-in material evaluator (no training; has no squares to mirror)
 #   relation + SVR       extract (material labeller, margin 100) → fit --solver primal -e 0.001 (C 1, p 0.1)
@@ -61,11 +61,12 @@ if [ ! -d "$out/train" ]; then
     held=$(ls "$kifu"/selfplay/fsf_selfplay_w2_0000[0-3].csa)
     games=20
   else
-    train=$(ls "$kifu"/tournament/*.csa "$kifu"/selfplay/fsf_selfplay_w1_00[01][0-9][0-9].csa \
-      | grep -v 'w1_001[5-9][0-9]')
+    train=$( (find "$kifu/tournament" -name '*.csa'; ls "$kifu"/selfplay/fsf_selfplay_w1_00[01][0-9][0-9].csa) \
+      | grep -v 'w1_001[5-9][0-9]' | sort)
     held=$(ls "$kifu"/pro/*.csa "$kifu"/selfplay/fsf_selfplay_w2_*.csa)
   fi
   for f in $train; do ln -s "$f" "$out/train.tmp/$(basename "$(dirname "$f")")-$(basename "$f")"; done
+  [ "$(ls "$out/train.tmp" | wc -l)" = "$(echo "$train" | wc -l)" ] || { echo "split: a name collides" >&2; exit 1; }
   for f in $held; do ln -s "$f" "$out/held.tmp/$(basename "$(dirname "$f")")-$(basename "$f")"; done
   mv "$out/held.tmp" "$out/held"
   mv "$out/train.tmp" "$out/train"

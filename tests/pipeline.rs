@@ -163,6 +163,92 @@ fn an_interrupted_run_resumes_to_the_same_outputs() {
     let _ = fs::remove_dir_all(&b);
 }
 
+/// Polls until `ready` holds, then kills the process with SIGKILL; true if it
+/// was still running when killed (false: it finished first).
+fn kill_when(child: &mut std::process::Child, ready: impl Fn() -> bool) -> bool {
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        if ready() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+fn svm_files(dir: &Path) -> usize {
+    fs::read_dir(dir).map_or(0, |d| {
+        d.filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "svm"))
+        })
+        .count()
+    })
+}
+
+#[test]
+fn a_killed_process_resumes_to_the_same_outputs() {
+    // The same recipe with more plies per game, so a kill lands mid-step.
+    let text = RECIPE.replace("max_plies = 12", "max_plies = 30").replace(
+        "\"fixtures/selfplay\"",
+        &format!(
+            "{:?}",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/selfplay")
+        ),
+    );
+    let (a, c) = (scratch("kill-a"), scratch("kill-c"));
+    fs::create_dir_all(&c).unwrap();
+    let recipe_file = c.join("tiny.toml");
+    fs::write(&recipe_file, &text).unwrap();
+    // One thread, so the solver's parallel sums are in a fixed order.
+    let start_in = |out: &Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kifulearn"))
+            .args(["pipeline", "run"])
+            .arg(&recipe_file)
+            .arg("--out")
+            .arg(out)
+            .env("RAYON_NUM_THREADS", "1")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    assert!(start_in(&a).wait().unwrap().success());
+    let out = c.join("out");
+    let start = || start_in(&out);
+    // Killed while round 1 extracts, then while round 2 extracts with the round-1 model.
+    let mut kills = 0;
+    let mut p = start();
+    kills += usize::from(kill_when(&mut p, || {
+        svm_files(&out.join("round-1/extract")) >= 1
+    }));
+    let mut p = start();
+    kills += usize::from(kill_when(&mut p, || {
+        svm_files(&out.join("round-2/extract")) >= 1
+    }));
+    assert!(kills >= 1, "every run finished before it could be killed");
+    let status = start().wait().unwrap();
+    assert!(status.success());
+
+    assert_eq!(rounds_without_seconds(&out), rounds_without_seconds(&a));
+    for f in [
+        "round-1/model.txt",
+        "round-2/model.txt",
+        "round-1/weights.csv",
+        "round-2/weights.csv",
+        "round-2/agreement.csv",
+        "final.model",
+        "final.bin",
+    ] {
+        same_bytes(&a, &out, f);
+    }
+    let _ = fs::remove_dir_all(&a);
+    let _ = fs::remove_dir_all(&c);
+}
+
 #[test]
 fn a_recipe_with_an_unknown_key_is_refused() {
     let dir = scratch("bad");
