@@ -145,3 +145,48 @@ fn ranking_options_are_checked() {
     assert!(!model.exists());
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn mirror_tied_ranking_and_monotone_hand_constrain_the_written_model() {
+    use kifulearn::features::Features;
+    use kifulearn::model::Model;
+    use kifulearn::train::isotonic::hand_is_monotone;
+    let dir = scratch("mirror");
+    let model = dir.join("m.bin");
+    let m = model.to_str().unwrap();
+    let set = "relation,material,mirror";
+    let (code, _, err) = kifulearn(&[
+        "fit",
+        "--method",
+        "ranking",
+        "fixtures/selfplay",
+        "--features",
+        set,
+        "--out",
+        m,
+        "--epochs",
+        "2",
+        "--monotone-hand",
+        "--binary",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let fitted = Model::load(&model).unwrap();
+    assert_eq!(fitted.features, set);
+    let features: Features = set.parse().unwrap();
+    // Only the representative of each mirror pair is ever touched.
+    let mut learned = 0;
+    for (j, &w) in fitted.w.iter().enumerate() {
+        let index = j as u32 + 1;
+        if w != 0.0 {
+            learned += 1;
+            assert_eq!(
+                features.canonical(index),
+                index,
+                "weight on a tied index {index}"
+            );
+        }
+    }
+    assert!(learned > 1000, "{learned} weights learned");
+    assert!(hand_is_monotone(&features, &fitted.w));
+    let _ = fs::remove_dir_all(&dir);
+}
