@@ -9,9 +9,12 @@ use kifulearn::features::Features;
 use kifulearn::model::Model;
 use kifulearn::train::isotonic::hand_is_monotone;
 
+/// Runs on one thread: the solver's parallel sums then have one order, so two
+/// fits of the same rows give the same board weights.
 fn kifulearn(args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
         .args(args)
+        .env("RAYON_NUM_THREADS", "1")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
