@@ -12,6 +12,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::objective::Rows;
+use super::rng::SplitMix64;
 use super::Progress;
 
 /// Outcome of [`dual_cd`].
@@ -34,22 +35,6 @@ pub struct DualParams {
     pub eps: f64,
     /// Maximum epochs.
     pub max_iter: usize,
-}
-
-/// splitmix64: a small deterministic generator, enough for permutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (((self.next() >> 32) * n as u64) >> 32) as usize
-    }
 }
 
 /// Solves from `w = 0` (written into `w`); stops when the summed projected
@@ -79,7 +64,7 @@ pub fn dual_cd(
         .collect();
     let mut index: Vec<u32> = (0..l as u32).collect();
     w.iter_mut().for_each(|v| *v = 0.0);
-    let mut rng = Rng(1);
+    let mut rng = SplitMix64(1);
     let mut active = l;
     let mut gmax_old = f64::INFINITY;
     let mut gnorm1_init = -1.0;

@@ -41,6 +41,7 @@ use std::time::Instant;
 use linfa::ParamGuard;
 use rayon::prelude::*;
 
+use super::rng::SplitMix64;
 use super::TrainError;
 use crate::engine::agreement::hit_probability;
 use crate::extract::in_ply_range;
@@ -482,7 +483,7 @@ impl RankingValidParams {
         let mut reports = Vec::with_capacity(self.epochs);
         for epoch in 1..=self.epochs {
             let start = Instant::now();
-            shuffle(&mut order, &mut rng);
+            rng.shuffle(&mut order);
             observer.epoch_start(epoch, games.len());
             let mut train = Score::default();
             for batch in order.chunks(self.batch_games) {
@@ -624,27 +625,6 @@ fn blocks_of(v: &mut [f32], blocks: usize) -> Vec<&mut [f32]> {
         (0..blocks).map(|_| <&mut [f32]>::default()).collect()
     } else {
         v.chunks_mut(BLOCK).collect()
-    }
-}
-
-/// SplitMix64 (Steele, Lea & Flood 2014): a small seeded generator for the game order.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-/// Fisher–Yates.
-fn shuffle(v: &mut [usize], rng: &mut SplitMix64) {
-    for i in (1..v.len()).rev() {
-        let j = (rng.next() % (i as u64 + 1)) as usize;
-        v.swap(i, j);
     }
 }
 

@@ -39,6 +39,7 @@ use std::time::Instant;
 
 use linfa::ParamGuard;
 
+use super::rng::SplitMix64;
 use super::TrainError;
 use crate::libsvm::{ReadError, RowBuffer, RowReader};
 use crate::model::Model;
@@ -308,27 +309,6 @@ impl Learner {
     }
 }
 
-/// splitmix64, enough for a file permutation.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Fisher–Yates.
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let k = (self.next() % (i as u64 + 1)) as usize;
-            items.swap(i, k);
-        }
-    }
-}
-
 /// A parsed chunk handed from the reading thread to the learner.
 struct Chunk {
     rows: RowBuffer,
@@ -351,7 +331,7 @@ pub fn train_streaming(
     }
     let mut order = files.to_vec();
     order.sort();
-    let mut rng = params.seed.map(Rng);
+    let mut rng = params.seed.map(SplitMix64);
     let mut learner = Learner::new(dimension);
     let mut epochs = Vec::with_capacity(params.epochs);
     for epoch in 1..=params.epochs {
