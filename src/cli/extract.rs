@@ -68,14 +68,7 @@ pub fn run(args: Args) -> CliResult {
         skip_opening: args.skip_opening,
         max_plies: args.max_plies,
     };
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.jobs {
-        if n == 0 {
-            return Err("--jobs 0: expected at least 1".into());
-        }
-        pool = pool.num_threads(n);
-    }
-    let pool = pool.build()?;
+    let pool = super::thread_pool(args.jobs)?;
 
     let files = record::find_record_files(&args.paths)?;
     if files.is_empty() {

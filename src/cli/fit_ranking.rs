@@ -112,14 +112,7 @@ pub fn run(
     let binary = out.binary;
     let features: Features = out.features.parse()?;
     let params = linfa::ParamGuard::check(args.params(shared))?;
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = args.jobs {
-        if n == 0 {
-            return Err("--jobs 0: expected at least 1".into());
-        }
-        pool = pool.num_threads(n);
-    }
-    let pool = pool.build()?;
+    let pool = super::thread_pool(args.jobs)?;
     let games = pool.install(|| read_games(records))?;
     let held_out = if args.held_out.is_empty() {
         Vec::new()

@@ -73,3 +73,15 @@ pub fn run() -> ExitCode {
 
 /// Errors reaching the command line: any error, printed with its chain of causes.
 pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
+
+/// The rayon pool for `--jobs N` (all cores when not given); `--jobs 0` is an error.
+fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::error::Error>> {
+    let mut pool = rayon::ThreadPoolBuilder::new();
+    if let Some(n) = jobs {
+        if n == 0 {
+            return Err("--jobs 0: expected at least 1".into());
+        }
+        pool = pool.num_threads(n);
+    }
+    Ok(pool.build()?)
+}
