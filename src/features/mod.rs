@@ -208,6 +208,15 @@ impl BaseSet {
         }
     }
 
+    /// Runs this set's own (monomorphized) traversal.
+    #[inline(always)]
+    fn visit<S: FeatureSink>(self, pos: &Position, view: Color, sink: &mut S) {
+        match self {
+            BaseSet::Relation => Relation.visit(pos, view, sink),
+            BaseSet::Material => Material.visit(pos, view, sink),
+        }
+    }
+
     /// The index (1-based, the part's own range) of the left–right mirror image
     /// of feature `index`: file f ↔ 10 − f for every square in it. `material`
     /// has no squares, so every index is its own mirror.
@@ -335,19 +344,13 @@ impl FeatureSet for Features {
                     set,
                     offset,
                 };
-                match set {
-                    BaseSet::Relation => Relation.visit(pos, view, &mut tied),
-                    BaseSet::Material => Material.visit(pos, view, &mut tied),
-                }
+                set.visit(pos, view, &mut tied);
             } else {
                 let mut shifted = Offset {
                     inner: &mut *sink,
                     offset,
                 };
-                match set {
-                    BaseSet::Relation => Relation.visit(pos, view, &mut shifted),
-                    BaseSet::Material => Material.visit(pos, view, &mut shifted),
-                }
+                set.visit(pos, view, &mut shifted);
             }
         }
     }
