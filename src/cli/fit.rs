@@ -162,11 +162,7 @@ pub fn run(args: Args) -> CliResult {
     // Reject bad options before reading gigabytes.
     let monotone = if args.monotone_hand {
         let features: Features = args.features.parse()?;
-        if !features
-            .parts()
-            .iter()
-            .any(|(s, _)| *s == BaseSet::Material)
-        {
+        if features.offset_of(BaseSet::Material).is_none() {
             return Err(format!(
                 "--monotone-hand needs a material part in --features (got {:?})",
                 args.features

@@ -140,10 +140,7 @@ impl Features {
 
     /// The index offset of the `relation` part, if the combination has one.
     pub fn relation_offset(&self) -> Option<u32> {
-        self.parts()
-            .iter()
-            .find(|(s, _)| *s == BaseSet::Relation)
-            .map(|&(_, o)| o)
+        self.offset_of(BaseSet::Relation)
     }
 }
 

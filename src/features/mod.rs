@@ -268,6 +268,11 @@ impl Features {
         &self.parts
     }
 
+    /// The index offset of part `set`, if the combination has it.
+    pub fn offset_of(&self, set: BaseSet) -> Option<u32> {
+        self.parts.iter().find(|(s, _)| *s == set).map(|&(_, o)| o)
+    }
+
     /// True when left–right mirror images share one index (`…,mirror`).
     pub fn mirrored(&self) -> bool {
         self.mirror

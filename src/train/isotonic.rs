@@ -52,11 +52,7 @@ pub fn non_increasing(values: &mut [f64], weights: &[f64]) -> usize {
 /// given, weighs each slot by how often it was seen. Returns how many weights
 /// changed, or `None` if the set has no `material` part.
 pub fn monotone_hand(features: &Features, w: &mut [f64], counts: Option<&[f64]>) -> Option<usize> {
-    let offset = features
-        .parts()
-        .iter()
-        .find(|(s, _)| *s == BaseSet::Material)?
-        .1 as usize;
+    let offset = features.offset_of(BaseSet::Material)? as usize;
     let mut changed = 0;
     for (first, len, own) in Material::hand_runs() {
         let lo = offset + first as usize - 1;
@@ -80,11 +76,7 @@ pub fn monotone_hand(features: &Features, w: &mut [f64], counts: Option<&[f64]>)
 
 /// True when every run of hand weights is monotone as [`monotone_hand`] makes it.
 pub fn hand_is_monotone(features: &Features, w: &[f64]) -> bool {
-    let Some(&(_, offset)) = features
-        .parts()
-        .iter()
-        .find(|(s, _)| *s == BaseSet::Material)
-    else {
+    let Some(offset) = features.offset_of(BaseSet::Material) else {
         return true;
     };
     Material::hand_runs().all(|(first, len, own)| {
