@@ -14,6 +14,7 @@ use kifulearn::train::isotonic::monotone_hand;
 use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
 use linfa::prelude::*;
 
+use super::fit_positions::{self, PositionsArgs};
 use super::fit_ranking::{self, RankingArgs};
 use super::fit_streaming::{self, StreamingArgs};
 use super::CliResult;
@@ -67,6 +68,8 @@ pub struct Args {
     ranking: RankingArgs,
     #[command(flatten)]
     streaming: StreamingArgs,
+    #[command(flatten)]
+    positions: PositionsArgs,
 }
 
 /// Options shared by the ranking and streaming learners.
@@ -135,6 +138,7 @@ enum Method {
     Svr,
     Ranking,
     Streaming,
+    Positions,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -149,15 +153,20 @@ pub fn run(args: Args) -> CliResult {
     if let (Method::Svr, Some(option)) = (args.method, args.learner.first_given()) {
         return Err(format!("{option} is an option of --method ranking or streaming").into());
     }
-    if let (Method::Svr | Method::Streaming, Some(option)) =
+    if let (Method::Svr | Method::Streaming | Method::Positions, Some(option)) =
         (args.method, args.ranking.first_given())
     {
         return Err(format!("{option} is an option of --method ranking").into());
     }
-    if let (Method::Svr | Method::Ranking, Some(option)) =
+    if let (Method::Svr | Method::Ranking | Method::Positions, Some(option)) =
         (args.method, args.streaming.first_given())
     {
         return Err(format!("{option} applies to --method streaming").into());
+    }
+    if let (Method::Svr | Method::Ranking | Method::Streaming, Some(option)) =
+        (args.method, args.positions.first_given())
+    {
+        return Err(format!("{option} applies to --method positions").into());
     }
     // Reject bad options before reading gigabytes.
     let monotone = if args.monotone_hand {
@@ -183,6 +192,9 @@ pub fn run(args: Args) -> CliResult {
         Method::Ranking => return fit_ranking::run(&args.data, &out, &args.ranking, &args.learner),
         Method::Streaming => {
             return fit_streaming::run(&args.data, &out, &args.streaming, &args.learner)
+        }
+        Method::Positions => {
+            return fit_positions::run(&args.data, &out, &args.positions, &args.learner)
         }
         Method::Svr => {}
     }

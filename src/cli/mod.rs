@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod evaluate;
 mod extract;
 mod fit;
+mod fit_positions;
 mod fit_ranking;
 mod fit_streaming;
 mod games;

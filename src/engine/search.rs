@@ -448,6 +448,18 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         self.negamax(pos, depth, -INFINITY, INFINITY, 0)
     }
 
+    /// [`Searcher::value`] and the principal variation that reaches it: the moves from
+    /// `pos` to the position whose static evaluation the value is (after the
+    /// full-width plies and the captures of the quiescence). With `depth` 0 this is
+    /// the quiescence line, whose end is the "leaf" that learners put features on.
+    ///
+    /// Transposition-table hits below the root cut a line short (the table stores
+    /// no lines), so for exact leaves at `depth` ≥ 1 search with a fresh table.
+    pub fn line(&mut self, pos: &Position, history: &[PathEntry], depth: u32) -> (i32, &[Move]) {
+        let v = self.value(pos, history, depth);
+        (v, &self.pv[0])
+    }
+
     fn timed_elapsed(&self) -> Duration {
         let origin = Duration::from_millis(self.control.time_origin_ms.load(Ordering::Relaxed));
         self.start.elapsed().saturating_sub(origin)

@@ -1,7 +1,7 @@
 //! Readable names of feature indices, for weight reports: each set decodes its own layout
 //! (the layouts are defined in `docs/features.md`).
 
-use super::{BaseSet, Features, RELATION_DIMENSION, RELATION_STATES};
+use super::{BaseSet, Features, Kp, KP_DIMENSION, RELATION_DIMENSION, RELATION_STATES};
 
 /// Kind codes in the order of the piece-kind numbers of `docs/features.md`.
 const KIND_CODES: [&str; 14] = [
@@ -92,6 +92,25 @@ pub fn describe_relation(index: u32) -> Option<FeatureName> {
     })
 }
 
+/// Decodes a `kp` index (1..=367,416): king slot and square, then the piece state.
+pub fn describe_kp(index: u32) -> Option<FeatureName> {
+    if index == 0 || index > KP_DIMENSION {
+        return None;
+    }
+    let (slot, king, state) = Kp::decode(index);
+    let piece_a = if slot == 0 { "own K" } else { "opp K" }.to_string();
+    let square_a = square_text(king);
+    let (piece_b, square_b) = (kind_text(state / 81), square_text(state % 81));
+    Some(FeatureName {
+        set: "kp",
+        name: format!("{piece_a} {square_a} : {piece_b} {square_b}"),
+        piece_a,
+        square_a,
+        piece_b,
+        square_b,
+    })
+}
+
 /// Decodes a `material` index (1..=104): board counts, then hand pieces one per slot.
 pub fn describe_material(index: u32) -> Option<FeatureName> {
     let named = |piece_a: String, name: String| FeatureName {
@@ -135,6 +154,7 @@ impl Features {
         match set {
             BaseSet::Relation => describe_relation(index - offset),
             BaseSet::Material => describe_material(index - offset),
+            BaseSet::Kp => describe_kp(index - offset),
         }
     }
 

@@ -39,6 +39,36 @@ impl Material {
     }
 }
 
+impl Material {
+    /// The built-in material evaluator's piece values (`shogi::piece_value`),
+    /// in centipawns, laid out as this set's 104 indices (index `i + 1` at
+    /// `i`): a linear model with these weights evaluates exactly as
+    /// [`crate::eval::Material`]. Learners start from it and anchor to it.
+    pub fn piece_values() -> Vec<f32> {
+        let board: Vec<f32> = KIND_ORDER
+            .iter()
+            .map(|&k| {
+                if k == crate::shogi::Piece::King {
+                    0.0
+                } else {
+                    crate::shogi::piece_value(k) as f32
+                }
+            })
+            .collect();
+        let hand: Vec<f32> = HAND_SLOTS
+            .iter()
+            .flat_map(|&(piece, most)| {
+                std::iter::repeat_n(crate::shogi::piece_value(piece) as f32, most as usize)
+            })
+            .collect();
+        let mut w = board.clone();
+        w.extend(board.iter().map(|v| -v));
+        w.extend(&hand);
+        w.extend(hand.iter().map(|v| -v));
+        w
+    }
+}
+
 impl FeatureSet for Material {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {

@@ -11,6 +11,7 @@
 //! The exact definitions are in `docs/features.md`.
 
 mod describe;
+mod kp;
 mod material;
 mod relation;
 
@@ -21,6 +22,7 @@ pub use describe::{
     describe_material, describe_relation, kind_text, king_table, parse_kind, parse_square,
     relation_index, square_text, FeatureName,
 };
+pub use kp::{Kp, KP_DIMENSION};
 pub use material::Material;
 pub use relation::{attack_code, Relation, RELATION_DIMENSION, RELATION_STATES};
 
@@ -187,17 +189,20 @@ pub enum BaseSet {
     Relation,
     /// Piece counts on the board and one feature per held piece.
     Material,
+    /// Every piece's state relative to each king.
+    Kp,
 }
 
 impl BaseSet {
     /// Every base set, as named on the command line.
-    pub const ALL: [BaseSet; 2] = [BaseSet::Relation, BaseSet::Material];
+    pub const ALL: [BaseSet; 3] = [BaseSet::Relation, BaseSet::Material, BaseSet::Kp];
 
     /// The name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             BaseSet::Relation => "relation",
             BaseSet::Material => "material",
+            BaseSet::Kp => "kp",
         }
     }
 
@@ -205,6 +210,7 @@ impl BaseSet {
         match self {
             BaseSet::Relation => Relation.dimension(),
             BaseSet::Material => Material.dimension(),
+            BaseSet::Kp => Kp.dimension(),
         }
     }
 
@@ -214,6 +220,7 @@ impl BaseSet {
         match self {
             BaseSet::Relation => Relation.visit(pos, view, sink),
             BaseSet::Material => Material.visit(pos, view, sink),
+            BaseSet::Kp => Kp.visit(pos, view, sink),
         }
     }
 
@@ -230,6 +237,14 @@ impl BaseSet {
                 m(a) * RELATION_STATES + m(b) + 1
             }
             BaseSet::Material => index,
+            BaseSet::Kp => {
+                let (slot, king, state) = Kp::decode(index);
+                Kp::index(
+                    slot,
+                    mirror_square(king),
+                    state / 81 * 81 + mirror_square(state % 81),
+                )
+            }
         }
     }
 
@@ -253,7 +268,7 @@ pub struct Features {
 /// A feature-set name that is not known, empty, or repeated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid feature set {text:?}: {reason} (known sets: relation, material; combine with commas; add `mirror` to tie left-right mirror images)"
+    "invalid feature set {text:?}: {reason} (known sets: relation, material, kp; combine with commas; add `mirror` to tie left-right mirror images)"
 )]
 pub struct FeaturesError {
     /// The text given.

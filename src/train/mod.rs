@@ -28,6 +28,7 @@
 pub mod dual;
 pub mod isotonic;
 pub mod objective;
+pub mod positions;
 pub mod ranking;
 mod rng;
 pub mod streaming;

@@ -1,0 +1,217 @@
+//! `kifulearn fit --method positions RECORDS... --features SET --out MODEL`:
+//! the Texel / elmo learner on positions (see `docs/positions-learner.md`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args as ClapArgs;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use kifulearn::eval::{load_evaluator, EvalChoice, Material};
+use kifulearn::features::{FeatureSet, Features};
+use kifulearn::model::{toml_string, Model};
+use kifulearn::record::{find_record_files, read_file, Game};
+use kifulearn::train::positions::{
+    fit, material_prior, model_prior, samples_from_games, EpochReport, Leaves, PositionsParams,
+};
+
+use super::fit::{LearnerArgs, ModelOut};
+use super::CliResult;
+
+/// Options of `--method positions`.
+#[derive(ClapArgs)]
+#[command(next_help_heading = "Positions learner (--method positions)")]
+pub struct PositionsArgs {
+    /// Evaluator whose search scores the positions: `material` or a model file [default: material].
+    #[arg(long)]
+    teacher: Option<String>,
+    /// Plies of full-width search behind each teacher score (quiescence below) [default: 2].
+    #[arg(long)]
+    teacher_depth: Option<u32>,
+    /// Weight of the game result in the target, 0..1 [default: 0.33].
+    #[arg(long)]
+    result_weight: Option<f64>,
+    /// Centipawns per unit of the logistic σ(v / K) [default: 600].
+    #[arg(long)]
+    eval_k: Option<f64>,
+    /// ½μ‖w − prior‖² per position [default: 1e-6].
+    #[arg(long)]
+    mu: Option<f64>,
+    /// Where the weights start and are pulled to: `material`, a model file, or `zero` [default: material].
+    #[arg(long)]
+    prior: Option<String>,
+    /// Learn the `material` part too (by default it stays at the prior).
+    #[arg(long)]
+    learn_material: bool,
+    /// Positions per step [default: 4096].
+    #[arg(long)]
+    batch: Option<usize>,
+    /// Records held out: loss reported per epoch, never trained on.
+    #[arg(long = "held-out-records", num_args = 1..)]
+    held_out_records: Vec<PathBuf>,
+    /// Positions before this ply are not used [default: 16].
+    #[arg(long = "skip-plies")]
+    skip: Option<usize>,
+    /// Worker threads [default: all cores].
+    #[arg(long = "threads")]
+    threads: Option<usize>,
+}
+
+impl PositionsArgs {
+    /// The first option of this group given on the command line, if any.
+    pub fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.teacher.is_some(), "--teacher"),
+            (self.teacher_depth.is_some(), "--teacher-depth"),
+            (self.result_weight.is_some(), "--result-weight"),
+            (self.eval_k.is_some(), "--eval-k"),
+            (self.mu.is_some(), "--mu"),
+            (self.prior.is_some(), "--prior"),
+            (self.learn_material, "--learn-material"),
+            (self.batch.is_some(), "--batch"),
+            (!self.held_out_records.is_empty(), "--held-out-records"),
+            (self.skip.is_some(), "--skip-plies"),
+            (self.threads.is_some(), "--threads"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
+
+    fn params(&self, shared: &LearnerArgs) -> PositionsParams {
+        let d = PositionsParams::default();
+        PositionsParams {
+            epochs: shared.epochs.unwrap_or(d.epochs),
+            batch: self.batch.unwrap_or(d.batch),
+            rate: shared.rate.unwrap_or(d.rate),
+            lambda: self.result_weight.unwrap_or(d.lambda),
+            eval_k: self.eval_k.unwrap_or(d.eval_k),
+            mu: self.mu.unwrap_or(d.mu),
+            anchor_material: !self.learn_material,
+            seed: shared.seed.unwrap_or(d.seed),
+        }
+    }
+}
+
+fn read_games(paths: &[PathBuf]) -> Result<Vec<Game>, String> {
+    let files = find_record_files(paths).map_err(|e| e.to_string())?;
+    let games: Vec<Game> = files
+        .par_iter()
+        .flat_map_iter(|f| read_file(f).games)
+        .filter_map(|g| g.map_err(|e| eprintln!("skipped: {e}")).ok())
+        .collect();
+    if games.is_empty() {
+        return Err(format!("no game could be read from {paths:?}"));
+    }
+    Ok(games)
+}
+
+/// Runs `fit --method positions`.
+pub fn run(
+    records: &[PathBuf],
+    out: &ModelOut,
+    args: &PositionsArgs,
+    shared: &LearnerArgs,
+) -> CliResult {
+    let features: Features = out.features.parse()?;
+    let params = args.params(shared);
+    params.check()?;
+    let teacher_choice = EvalChoice::parse(args.teacher.as_deref().unwrap_or("material"));
+    let teacher = load_evaluator(&teacher_choice)?;
+    let depth = args.teacher_depth.unwrap_or(2);
+    let skip = args.skip.unwrap_or(16);
+    let prior = match args.prior.as_deref().unwrap_or("material") {
+        "material" => material_prior(&features),
+        "zero" => vec![0.0; features.dimension() as usize],
+        path => model_prior(&features, &Model::load(std::path::Path::new(path))?),
+    };
+    let pool = super::thread_pool(args.threads)?;
+    let games = pool.install(|| read_games(records))?;
+    let held_games = if args.held_out_records.is_empty() {
+        Vec::new()
+    } else {
+        pool.install(|| read_games(&args.held_out_records))?
+    };
+    let bar = ProgressBar::new((games.len() + held_games.len()) as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "teacher {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}",
+        )?
+        .progress_chars("=> "),
+    );
+    let tick = || bar.inc(1);
+    let samples = pool.install(|| samples_from_games(&games, &teacher, depth, skip, tick));
+    let held = pool.install(|| samples_from_games(&held_games, &teacher, depth, skip, tick));
+    bar.finish_and_clear();
+    let train = pool.install(|| Leaves::build(&features, &Material, &samples));
+    let held =
+        (!held.is_empty()).then(|| pool.install(|| Leaves::build(&features, &Material, &held)));
+    eprintln!(
+        "positions: {} training positions ({} with a result, {} nonzeros) from {} games, {} held out; teacher {} depth {depth}; features {features}",
+        train.len(),
+        train.with_result(),
+        train.nonzeros(),
+        games.len(),
+        held.as_ref().map_or(0, Leaves::len),
+        teacher_choice.name(),
+    );
+    let line = |r: &EpochReport| {
+        let held = r
+            .held_out
+            .map(|h| {
+                format!(
+                    "  held-out ce {:.5} score-ce {:.5} rmse {:.0}",
+                    h.cross_entropy,
+                    h.score_ce,
+                    h.score_mse.sqrt()
+                )
+            })
+            .unwrap_or_default();
+        eprintln!(
+            "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0}{held}  {:.1}s",
+            r.epoch,
+            r.train.cross_entropy,
+            r.train.score_ce,
+            r.train.score_mse.sqrt(),
+            r.seconds
+        );
+    };
+    let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &prior, &params, line))?;
+    let mut model = fitted.model;
+    out.save(&mut model, None)?;
+    let quoted: Vec<String> = records
+        .iter()
+        .map(|f| toml_string(&f.display().to_string()))
+        .collect();
+    let last = fitted.epochs.last().copied();
+    let mut meta = vec![
+        ("method", toml_string("positions")),
+        ("teacher", toml_string(&teacher_choice.name())),
+        ("teacher_depth", depth.to_string()),
+        ("result_weight", format!("{:?}", params.lambda)),
+        ("eval_k", format!("{:?}", params.eval_k)),
+        ("mu", format!("{:?}", params.mu)),
+        ("rate", format!("{:?}", params.rate)),
+        ("epochs", params.epochs.to_string()),
+        ("batch", params.batch.to_string()),
+        ("seed", params.seed.to_string()),
+        ("anchor_material", params.anchor_material.to_string()),
+        (
+            "prior",
+            toml_string(args.prior.as_deref().unwrap_or("material")),
+        ),
+        ("skip_plies", skip.to_string()),
+        ("positions", train.len().to_string()),
+    ];
+    if let Some(r) = last {
+        meta.push((
+            "train_cross_entropy",
+            format!("{:?}", r.train.cross_entropy),
+        ));
+    }
+    meta.push(("binary", out.binary.to_string()));
+    meta.push(("data", format!("[{}]", quoted.join(", "))));
+    out.write_meta(&features.to_string(), &meta)?;
+    eprintln!("wrote {}", out.path.display());
+    Ok(ExitCode::SUCCESS)
+}

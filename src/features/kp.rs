@@ -1,0 +1,66 @@
+//! The `kp` set: every piece's state relative to each king (Bonanza's KP idea).
+//!
+//! For each piece on the board and each of the two kings, one feature with
+//! value 1 at `(king slot × 81 + king square) × 2268 + state(piece) + 1`,
+//! where king slot 0 is the view side's king and 1 the other side's, and
+//! `state` is the `relation` piece state (kind × 81 + square, after the
+//! perspective normalization). A king is not paired with itself. The set
+//! says where pieces stand around both kings, which the `relation` set sees
+//! only for pieces whose effects touch: the king-safety and attack terms a
+//! shallow search cannot find (`docs/features.md`).
+
+use super::relation::{Relation, RELATION_STATES};
+use super::{FeatureSet, FeatureSink};
+use crate::shogi::{Color, Piece, Position};
+
+/// Dimension of `kp`: 2 king slots × 81 king squares × 2268 piece states.
+pub const KP_DIMENSION: u32 = 2 * 81 * RELATION_STATES;
+
+/// King–piece placement features (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Kp;
+
+impl Kp {
+    /// The index of `(king slot, king square, piece state)`, 1-based.
+    #[inline(always)]
+    pub fn index(slot: u32, king_square: u32, state: u32) -> u32 {
+        (slot * 81 + king_square) * RELATION_STATES + state + 1
+    }
+
+    /// `(king slot, king square, piece state)` of an index.
+    pub fn decode(index: u32) -> (u32, u32, u32) {
+        let i = index - 1;
+        let (k, state) = (i / RELATION_STATES, i % RELATION_STATES);
+        (k / 81, k % 81, state)
+    }
+}
+
+impl FeatureSet for Kp {
+    #[inline]
+    fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
+        let board = pos.board();
+        let kings = [view, !view].map(|c| pos.king(c).relative_to(view) as u32);
+        for color in [Color::Black, Color::White] {
+            for piece in crate::shogi::KIND_ORDER {
+                for square in board.pieces(piece) & board.colors(color) {
+                    let state = Relation::state(view, color, piece, square);
+                    let own_slot = u32::from(color != view);
+                    for (slot, &ks) in kings.iter().enumerate() {
+                        if piece == Piece::King && slot as u32 == own_slot {
+                            continue;
+                        }
+                        sink.feature(Self::index(slot as u32, ks, state), 1.0);
+                    }
+                }
+            }
+        }
+    }
+
+    fn dimension(&self) -> u32 {
+        KP_DIMENSION
+    }
+
+    fn name(&self) -> String {
+        "kp".into()
+    }
+}

@@ -1,0 +1,617 @@
+//! Learning on positions (the Texel / elmo objective): each position carries a
+//! search score and, when its game ended, the result; the evaluation of the
+//! end of its quiescence line should predict both.
+//!
+//! For a position P with side to move S, teacher score `s` (centipawns, S's
+//! view) and result `r` (1 S won, ½ draw, 0 S lost; absent when unknown):
+//!
+//! - the **leaf** L is the end of P's quiescence line (captures searched with
+//!   stand-pat, as the engine's quiescence does), so the features describe the
+//!   position the score describes, not one with a capture pending;
+//! - the model's value of P for S is `v = σ_L · w · x(L)`, where `x(L)` is the
+//!   feature row of L from the view of the side that just moved into L (how
+//!   [`crate::eval::Linear`] reads a model) and `σ_L` is −1 when S is to move in
+//!   L and +1 otherwise;
+//! - the prediction is `p = σ(v / K)` and the target `t = λ·r + (1 − λ)·σ(s / K)`
+//!   (`t = σ(s / K)` when the result is unknown);
+//! - the objective is `J(w) = mean CE(p, t) + ½ μ ‖w − w₀‖²` over the weights that
+//!   are learned. `w₀` is the prior (by default the material evaluator's piece
+//!   values on the `material` part and 0 elsewhere); with `anchor_material` the
+//!   `material` part stays at `w₀` and only the positional weights move, as
+//!   Bonanza keeps its piece values anchored.
+//!
+//! Weights are kept in centipawns while learning and written in model units
+//! (centipawns / 10000), so the model plays in [`crate::eval::Linear`] like any
+//! other. Leaves and rows are built once, in parallel, and held in memory
+//! (compressed sparse rows); the epochs then run over shuffled mini-batches
+//! with Adam, one gradient buffer per thread, in a fixed summation order, so a
+//! run is reproducible for a given seed and thread count.
+//!
+//! | parameter | default | meaning |
+//! |---|---|---|
+//! | `epochs` | 30 | passes over the positions |
+//! | `batch` | 4096 | positions per Adam step |
+//! | `rate` | 1.0 | Adam step size, centipawns |
+//! | `lambda` | 0.33 | weight of the game result in the target |
+//! | `eval_k` | 600 | centipawns per unit of the logistic (the 600 of `σ(v/600)`) |
+//! | `mu` | 1e-6 | ½μ‖w − w₀‖², per position |
+//! | `anchor_material` | true | the `material` part stays at the prior |
+//! | `seed` | 1 | mini-batch order |
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::rng::SplitMix64;
+use super::TrainError;
+use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
+use crate::eval::Evaluator;
+use crate::features::{BaseSet, FeatureSet, FeatureSink, Features, Material};
+use crate::model::Model;
+use crate::shogi::{Color, Position};
+
+/// One training position: the position, its teacher score and its game's result.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// The position (any side to move).
+    pub position: Position,
+    /// The teacher's score for the side to move, centipawns.
+    pub score: i32,
+    /// 1 when the side to move won the game, ½ for a draw, 0 for a loss; `None` unknown.
+    pub result: Option<f32>,
+}
+
+/// Leaf rows in compressed sparse form, with their signs and targets.
+#[derive(Clone, Debug, Default)]
+pub struct Leaves {
+    start: Vec<usize>,
+    index: Vec<u32>,
+    value: Vec<f32>,
+    sign: Vec<f32>,
+    score: Vec<f32>,
+    result: Vec<f32>,
+}
+
+/// Appends one row's features (0-based indices) to [`Leaves`].
+struct Push<'a>(&'a mut Leaves);
+
+impl FeatureSink for Push<'_> {
+    #[inline(always)]
+    fn feature(&mut self, index: u32, value: f32) {
+        self.0.index.push(index - 1);
+        self.0.value.push(value);
+    }
+}
+
+/// "No result": stored as a negative number so the row needs no option tag.
+const NO_RESULT: f32 = -1.0;
+
+impl Leaves {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.sign.len()
+    }
+
+    /// True when there is no position.
+    pub fn is_empty(&self) -> bool {
+        self.sign.is_empty()
+    }
+
+    /// Stored feature values.
+    pub fn nonzeros(&self) -> usize {
+        self.value.len()
+    }
+
+    /// Positions with a known result.
+    pub fn with_result(&self) -> usize {
+        self.result.iter().filter(|&&r| r >= 0.0).count()
+    }
+
+    fn push_row<F: FeatureSet>(&mut self, features: &F, sample: &Sample, leaf: &Position) {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        let mover = !leaf.side_to_move();
+        features.visit(leaf, mover, &mut Push(self));
+        self.start.push(self.index.len());
+        let same = leaf.side_to_move() == sample.position.side_to_move();
+        self.sign.push(if same { -1.0 } else { 1.0 });
+        self.score.push(sample.score as f32);
+        self.result.push(sample.result.unwrap_or(NO_RESULT));
+    }
+
+    fn append(&mut self, mut other: Leaves) {
+        if other.is_empty() {
+            return;
+        }
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        let base = self.index.len();
+        self.start
+            .extend(other.start.iter().skip(1).map(|&s| s + base));
+        self.index.append(&mut other.index);
+        self.value.append(&mut other.value);
+        self.sign.append(&mut other.sign);
+        self.score.append(&mut other.score);
+        self.result.append(&mut other.result);
+    }
+
+    #[inline]
+    fn row(&self, i: usize) -> (&[u32], &[f32]) {
+        let (a, b) = (self.start[i], self.start[i + 1]);
+        (&self.index[a..b], &self.value[a..b])
+    }
+
+    /// The end of `pos`'s quiescence line under `eval` (the position itself when
+    /// it stands pat): the leaf that rows are taken at.
+    pub fn leaf_of<E: Evaluator>(
+        eval: &E,
+        table: &mut TranspositionTable,
+        pos: &Position,
+    ) -> Position {
+        let control = Control::new();
+        let mut searcher = Searcher::new(eval, table, &control, Limits::default());
+        let (_, line) = searcher.line(pos, &[], 0);
+        let mut leaf = pos.clone();
+        for &mv in line {
+            leaf.play_unchecked(mv);
+        }
+        leaf
+    }
+
+    /// Builds the leaf rows of `samples` in parallel (quiescence under `eval`), in order.
+    pub fn build<F: FeatureSet + Sync, E: Evaluator>(
+        features: &F,
+        eval: &E,
+        samples: &[Sample],
+    ) -> Leaves {
+        let parts: Vec<Leaves> = samples
+            .par_chunks(1024)
+            .map(|chunk| {
+                let mut table = TranspositionTable::new(1);
+                let mut out = Leaves::default();
+                for s in chunk {
+                    let leaf = Self::leaf_of(eval, &mut table, &s.position);
+                    out.push_row(features, s, &leaf);
+                }
+                out
+            })
+            .collect();
+        let mut all = Leaves::default();
+        for p in parts {
+            all.append(p);
+        }
+        all
+    }
+}
+
+/// `1 / (1 + e^−x)`.
+#[inline(always)]
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Hyper-parameters (see the module table).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionsParams {
+    /// Passes over the positions.
+    pub epochs: usize,
+    /// Positions per Adam step.
+    pub batch: usize,
+    /// Adam step size, centipawns.
+    pub rate: f64,
+    /// Weight of the game result in the target.
+    pub lambda: f64,
+    /// Centipawns per unit of the logistic.
+    pub eval_k: f64,
+    /// ½μ‖w − w₀‖².
+    pub mu: f64,
+    /// Keep the `material` part at the prior.
+    pub anchor_material: bool,
+    /// Mini-batch order.
+    pub seed: u64,
+}
+
+impl Default for PositionsParams {
+    fn default() -> Self {
+        Self {
+            epochs: 30,
+            batch: 4096,
+            rate: 1.0,
+            lambda: 0.33,
+            eval_k: 600.0,
+            mu: 1e-6,
+            anchor_material: true,
+            seed: 1,
+        }
+    }
+}
+
+impl PositionsParams {
+    /// Checks every parameter before any work.
+    pub fn check(&self) -> Result<(), TrainError> {
+        let bad = |m: String| Err(TrainError::InvalidParam(m));
+        if self.epochs == 0 {
+            return bad("epochs must be at least 1, got 0".into());
+        }
+        if self.batch == 0 {
+            return bad("batch must be at least 1, got 0".into());
+        }
+        if !(self.rate.is_finite() && self.rate > 0.0) {
+            return bad(format!(
+                "rate must be positive and finite, got {}",
+                self.rate
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.lambda) {
+            return bad(format!("lambda must be in [0, 1], got {}", self.lambda));
+        }
+        if !(self.eval_k.is_finite() && self.eval_k > 0.0) {
+            return bad(format!(
+                "eval_k must be positive and finite, got {}",
+                self.eval_k
+            ));
+        }
+        if !(self.mu.is_finite() && self.mu >= 0.0) {
+            return bad(format!(
+                "mu must be non-negative and finite, got {}",
+                self.mu
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The material evaluator as a prior over `features`: its piece values on the
+/// `material` part (if any), 0 elsewhere, in centipawns.
+pub fn material_prior(features: &Features) -> Vec<f32> {
+    let mut w = vec![0.0f32; features.dimension() as usize];
+    if let Some(offset) = features.offset_of(BaseSet::Material) {
+        let values = Material::piece_values();
+        w[offset as usize..offset as usize + values.len()].copy_from_slice(&values);
+    }
+    w
+}
+
+/// A prior from a model file's weights (model units → centipawns), sized to `features`.
+pub fn model_prior(features: &Features, model: &Model) -> Vec<f32> {
+    let mut w = vec![0.0f32; features.dimension() as usize];
+    for (d, &m) in w.iter_mut().zip(&model.w) {
+        *d = (m * 10_000.0) as f32;
+    }
+    w
+}
+
+/// Loss over a set of leaves.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LeafLoss {
+    /// Positions.
+    pub positions: usize,
+    /// Mean cross-entropy against the targets.
+    pub cross_entropy: f64,
+    /// Mean cross-entropy against the teacher score alone (λ = 0).
+    pub score_ce: f64,
+    /// Mean squared error of `v` against the teacher score, centipawns².
+    pub score_mse: f64,
+}
+
+/// One epoch's figures.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EpochReport {
+    /// 1-based epoch; 0 is the prior, before any step.
+    pub epoch: usize,
+    /// On the training leaves.
+    pub train: LeafLoss,
+    /// On the held-out leaves, when given.
+    pub held_out: Option<LeafLoss>,
+    /// Seconds the epoch took.
+    pub seconds: f64,
+}
+
+/// The learner's outcome: the model and the per-epoch reports.
+#[derive(Clone, Debug)]
+pub struct PositionsFit {
+    /// Weights in model units, with the feature set's name.
+    pub model: Model,
+    /// Epoch 0 (the prior) then one report per epoch.
+    pub epochs: Vec<EpochReport>,
+}
+
+struct Target {
+    lambda: f64,
+    k: f64,
+}
+
+impl Target {
+    #[inline]
+    fn of(&self, leaves: &Leaves, i: usize) -> f64 {
+        let s = logistic(f64::from(leaves.score[i]) / self.k);
+        let r = leaves.result[i];
+        if r >= 0.0 {
+            self.lambda * f64::from(r) + (1.0 - self.lambda) * s
+        } else {
+            s
+        }
+    }
+}
+
+#[inline]
+fn value(weights: &[f32], leaves: &Leaves, i: usize) -> f64 {
+    let (idx, val) = leaves.row(i);
+    let dot: f32 = idx
+        .iter()
+        .zip(val)
+        .map(|(&j, &v)| weights[j as usize] * v)
+        .sum();
+    f64::from(leaves.sign[i]) * f64::from(dot)
+}
+
+fn cross_entropy(p: f64, t: f64) -> f64 {
+    let p = p.clamp(1e-12, 1.0 - 1e-12);
+    -(t * p.ln() + (1.0 - t) * (1.0 - p).ln())
+}
+
+/// The loss of `weights` (centipawns) over `leaves`.
+pub fn loss(weights: &[f32], leaves: &Leaves, params: &PositionsParams) -> LeafLoss {
+    let target = Target {
+        lambda: params.lambda,
+        k: params.eval_k,
+    };
+    let (ce, sce, mse) = (0..leaves.len())
+        .into_par_iter()
+        .map(|i| {
+            let v = value(weights, leaves, i);
+            let p = logistic(v / params.eval_k);
+            let s = f64::from(leaves.score[i]);
+            let ts = logistic(s / params.eval_k);
+            let d = v - s.clamp(-3000.0, 3000.0);
+            (
+                cross_entropy(p, target.of(leaves, i)),
+                cross_entropy(p, ts),
+                d * d,
+            )
+        })
+        .reduce(|| (0.0, 0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2));
+    let n = leaves.len().max(1) as f64;
+    LeafLoss {
+        positions: leaves.len(),
+        cross_entropy: ce / n,
+        score_ce: sce / n,
+        score_mse: mse / n,
+    }
+}
+
+const BLOCK: usize = 1 << 14;
+
+/// Learns weights over `features` from `train` leaves, starting at and pulled
+/// towards `prior` (centipawns, one per index); `report` sees each epoch.
+pub fn fit(
+    features: &Features,
+    train: &Leaves,
+    held_out: Option<&Leaves>,
+    prior: &[f32],
+    params: &PositionsParams,
+    mut report: impl FnMut(&EpochReport),
+) -> Result<PositionsFit, TrainError> {
+    params.check()?;
+    if train.is_empty() {
+        return Err(TrainError::Data("no training position".into()));
+    }
+    let n = features.dimension() as usize;
+    if prior.len() != n {
+        return Err(TrainError::Data(format!(
+            "the prior has {} weights, the feature set {n}",
+            prior.len()
+        )));
+    }
+    let mut frozen = vec![false; n];
+    if params.anchor_material {
+        if let Some(offset) = features.offset_of(BaseSet::Material) {
+            let o = offset as usize;
+            frozen[o..o + Material.dimension() as usize].fill(true);
+        }
+    }
+    let mut weights = prior.to_vec();
+    let threads = rayon::current_num_threads().max(1);
+    let mut buffers: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; n]).collect();
+    let mut m1 = vec![0.0f32; n];
+    let mut m2 = vec![0.0f32; n];
+    let mut steps = 0i32;
+    let target = Target {
+        lambda: params.lambda,
+        k: params.eval_k,
+    };
+    let mut order: Vec<usize> = (0..train.len()).collect();
+    let mut rng = SplitMix64(params.seed);
+    let mut reports = Vec::with_capacity(params.epochs + 1);
+    let first = EpochReport {
+        epoch: 0,
+        train: loss(&weights, train, params),
+        held_out: held_out.map(|h| loss(&weights, h, params)),
+        seconds: 0.0,
+    };
+    report(&first);
+    reports.push(first);
+    let (rate, mu) = (params.rate as f32, params.mu as f32);
+    for epoch in 1..=params.epochs {
+        let t0 = Instant::now();
+        rng.shuffle(&mut order);
+        for batch in order.chunks(params.batch) {
+            let per = batch.len().div_ceil(threads);
+            let scale = 1.0 / (batch.len() as f64 * params.eval_k);
+            let w = &weights;
+            buffers
+                .par_iter_mut()
+                .zip(batch.par_chunks(per))
+                .for_each(|(buffer, chunk)| {
+                    for &i in chunk {
+                        let v = value(w, train, i);
+                        let p = logistic(v / params.eval_k);
+                        let g = ((p - target.of(train, i)) * scale) as f32 * train.sign[i];
+                        let (idx, val) = train.row(i);
+                        for (&j, &x) in idx.iter().zip(val) {
+                            buffer[j as usize] += g * x;
+                        }
+                    }
+                });
+            steps += 1;
+            let (c1, c2) = (1.0 - 0.9f32.powi(steps), 1.0 - 0.999f32.powi(steps));
+            let mut grads: Vec<Vec<&mut [f32]>> =
+                (0..n.div_ceil(BLOCK)).map(|_| Vec::new()).collect();
+            for buffer in buffers.iter_mut() {
+                for (b, chunk) in buffer.chunks_mut(BLOCK).enumerate() {
+                    grads[b].push(chunk);
+                }
+            }
+            weights
+                .par_chunks_mut(BLOCK)
+                .zip(m1.par_chunks_mut(BLOCK))
+                .zip(m2.par_chunks_mut(BLOCK))
+                .zip(grads)
+                .enumerate()
+                .for_each(|(b, (((w, s1), s2), mut parts))| {
+                    let base = b * BLOCK;
+                    for j in 0..w.len() {
+                        let mut g = 0.0;
+                        for part in parts.iter_mut() {
+                            g += std::mem::take(&mut part[j]);
+                        }
+                        if frozen[base + j] {
+                            continue;
+                        }
+                        let away = w[j] - prior[base + j];
+                        g += mu * away;
+                        if g == 0.0 && s1[j] == 0.0 {
+                            continue;
+                        }
+                        s1[j] = 0.9 * s1[j] + 0.1 * g;
+                        s2[j] = 0.999 * s2[j] + 0.001 * g * g;
+                        // ε is tiny: per-position mean gradients of rare features are ~1e-9.
+                        w[j] -= rate * (s1[j] / c1) / ((s2[j] / c2).sqrt() + 1e-20);
+                    }
+                });
+        }
+        let r = EpochReport {
+            epoch,
+            train: loss(&weights, train, params),
+            held_out: held_out.map(|h| loss(&weights, h, params)),
+            seconds: t0.elapsed().as_secs_f64(),
+        };
+        report(&r);
+        reports.push(r);
+    }
+    let model = Model {
+        solver_type: "L2R_L2LOSS_SVR".into(),
+        w: weights.iter().map(|&w| f64::from(w) / 10_000.0).collect(),
+        bias: -1.0,
+        bias_weight: 0.0,
+        features: features.to_string(),
+    };
+    Ok(PositionsFit {
+        model,
+        epochs: reports,
+    })
+}
+
+/// The result of a game for the side to move `side`: 1 won, ½ draw, 0 lost.
+pub fn result_for(result: crate::record::GameResult, side: Color) -> Option<f32> {
+    use crate::record::GameResult as R;
+    match (result, side) {
+        (R::BlackWin, Color::Black) | (R::WhiteWin, Color::White) => Some(1.0),
+        (R::BlackWin, Color::White) | (R::WhiteWin, Color::Black) => Some(0.0),
+        (R::Draw, _) => Some(0.5),
+        (R::Unknown, _) => None,
+    }
+}
+
+/// The positions of `games` (plies `skip..`, the last position included), each
+/// scored by a `depth`-ply search with `teacher` (quiescence below; repetitions
+/// of the game before the position are known to it), in order.
+pub fn samples_from_games<E: Evaluator>(
+    games: &[crate::record::Game],
+    teacher: &E,
+    depth: u32,
+    skip: usize,
+    progress: impl Fn() + Sync,
+) -> Vec<Sample> {
+    use crate::engine::search::game_path;
+    games
+        .par_iter()
+        .map(|game| {
+            let mut table = TranspositionTable::new(4);
+            let control = Control::new();
+            let path = game_path(&game.start, &game.moves);
+            let mut out = Vec::new();
+            for (ply, (pos, _)) in game.positions().enumerate() {
+                if ply < skip || !pos.has_legal_move() {
+                    continue;
+                }
+                let mut searcher = Searcher::new(teacher, &mut table, &control, Limits::default());
+                let score = searcher.value(&pos, &path[..ply], depth);
+                out.push(Sample {
+                    score: score.clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT),
+                    result: result_for(game.result, pos.side_to_move()),
+                    position: pos,
+                });
+            }
+            progress();
+            out
+        })
+        .flatten()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recovers_doubled_piece_values_from_quiescence_scores() {
+        // Teacher score = 2 × the material quiescence value: the positions learner,
+        // starting from zero and free to move the material part, must find weights
+        // that reproduce it (doubled piece values) at the leaves.
+        let features: Features = "material".parse().unwrap();
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/floodgate-30.sfen"
+        ))
+        .unwrap();
+        let path = std::path::Path::new("floodgate-30.sfen");
+        let mut samples = Vec::new();
+        let mut table = TranspositionTable::new(1);
+        let control = Control::new();
+        for game in crate::record::usi::read(&text, path) {
+            let game = game.unwrap();
+            for (pos, _) in game.positions() {
+                let mut s = Searcher::new(
+                    &crate::eval::Material,
+                    &mut table,
+                    &control,
+                    Limits::default(),
+                );
+                let score = 2 * s.value(&pos, &[], 0);
+                samples.push(Sample {
+                    position: pos,
+                    score,
+                    result: None,
+                });
+            }
+        }
+        let leaves = Leaves::build(&features, &crate::eval::Material, &samples);
+        let prior = vec![0.0; features.dimension() as usize];
+        let params = PositionsParams {
+            epochs: 60,
+            batch: 32,
+            rate: 5.0,
+            lambda: 0.0,
+            mu: 0.0,
+            anchor_material: false,
+            ..Default::default()
+        };
+        let fit = fit(&features, &leaves, None, &prior, &params, |_| {}).unwrap();
+        let first = fit.epochs[0].train.score_mse.sqrt();
+        let last = fit.epochs.last().unwrap().train.score_mse.sqrt();
+        assert!(last < 0.1 * first, "rmse {first} -> {last}");
+    }
+}
