@@ -34,10 +34,16 @@
 //! | `%CHUDAN` | `Interrupted` | unknown: the game was stopped, nobody won |
 //! | any other `%` code | `Other(code)` | unknown, with a warning |
 //! | no ending | `Unfinished` | unknown |
+//!
+//! An ending line may carry a `,`-joined comment (`%KACHI,'* -5000 win`) and
+//! be followed by time lines and the same ending again, as floodgate's server
+//! writes them: that is one ending. A different ending after the first is an
+//! error. A start position with one king is refused as a problem position
+//! ([`super::ErrorKind::ProblemPosition`]).
 
 use std::path::Path;
 
-use super::{Ending, Game, GameResult, RecordError, Source};
+use super::{missing_kings, Ending, Game, GameResult, RecordError, Source};
 use crate::shogi::{sfen_from_parts, Color, Move, Piece, Position, Square, HAND_PIECES};
 
 const PIECE_CODES: [(&str, Piece); 14] = [
@@ -400,6 +406,9 @@ impl GameReader<'_> {
                 }
             }
         }
+        if let Some(missing) = missing_kings(&self.squares) {
+            return Err(RecordError::problem_position(self.path, n, stmt, missing));
+        }
         let sfen = sfen_from_parts(&self.squares, &self.hands, side, 1);
         self.pos = Position::from_sfen(&sfen)
             .map_err(|e| self.error(n, stmt, format!("a valid start position ({e})")))?;
@@ -569,6 +578,11 @@ impl GameReader<'_> {
     }
 
     fn ending(&mut self, n: usize, stmt: &str) -> Result<(), RecordError> {
+        // floodgate's server writes the ending twice (`%KACHI,'* -5000 win`,
+        // `T10`, `%KACHI`): the same code again is the same ending.
+        if self.stage == Stage::Ended && self.game.ending_word.as_deref() == Some(stmt) {
+            return Ok(());
+        }
         if self.stage != Stage::Moves {
             return Err(self.error(n, stmt, self.expected_in_stage()));
         }
@@ -604,6 +618,7 @@ impl GameReader<'_> {
         };
         self.game.ending = ending;
         self.game.result = result;
+        self.game.ending_word = Some(stmt.to_string());
         self.stage = Stage::Ended;
         Ok(())
     }

@@ -32,6 +32,14 @@ fn read_line(line: &str, n: usize, path: &Path, index: usize) -> Result<Game, Re
         Some("sfen") => {
             let fields: Vec<&str> = words.by_ref().take_while(|w| *w != "moves").collect();
             let sfen = fields.join(" ");
+            if let Some(missing) = missing_king_in_sfen(fields.first().copied().unwrap_or("")) {
+                return Err(RecordError::problem_position(
+                    path,
+                    n,
+                    sfen.as_str(),
+                    missing,
+                ));
+            }
             let pos = Position::from_sfen(&sfen).map_err(|e| {
                 RecordError::at_line(path, n, sfen.as_str(), format!("a valid SFEN ({e})"))
             })?;
@@ -57,6 +65,19 @@ fn read_line(line: &str, n: usize, path: &Path, index: usize) -> Result<Game, Re
             other,
             "\"moves\" or the end of the line after startpos",
         )),
+    }
+}
+
+/// The side(s) without a king in an SFEN board field, as [`super::missing_kings`] words.
+fn missing_king_in_sfen(board: &str) -> Option<&'static str> {
+    if board.matches('/').count() != 8 {
+        return None; // not a board: from_sfen says what is wrong
+    }
+    match (board.contains('K'), board.contains('k')) {
+        (true, true) => None,
+        (true, false) => Some("no white king"),
+        (false, true) => Some("no black king"),
+        (false, false) => Some("no king at all"),
     }
 }
 
