@@ -1113,6 +1113,47 @@ mod tests {
     }
 
     #[test]
+    fn floodgate_declaration_written_twice_is_one_ending() {
+        // floodgate's server: the ending with a `,`-joined comment, a time, the ending again.
+        let text = "V2.2\nPI\n+\n+7776FU\nT3\n-3334FU\nT1\n%KACHI,'* -5000 win\nT10\n%KACHI\n";
+        let g = read_str(text).remove(0).unwrap();
+        assert_eq!(usi_moves(&g), ["7g7f", "3c3d"]);
+        assert_eq!(
+            (&g.ending, g.result, g.ending_word.as_deref()),
+            (
+                &Ending::EnteringKingWin,
+                GameResult::BlackWin,
+                Some("%KACHI")
+            )
+        );
+        assert!(g.warnings.is_empty());
+        // A different ending after the first is still an error.
+        let games = read_str("PI\n+\n+7776FU\n%KACHI\nT1\n%TORYO\n");
+        assert_eq!(
+            games[0].as_ref().unwrap_err().to_string(),
+            "t.csa:line 6: found \"%TORYO\", expected only times and comments after the ending (or / before another game)"
+        );
+    }
+
+    #[test]
+    fn one_king_is_a_problem_position() {
+        // A 9-pawn tsume-style position: White's king only.
+        let text = "P1 *  *  *  *  *  *  *  * -OU\nP2 *  *  *  *  *  *  *  *  * \nP3 *  *  *  *  *  *  * +FU * \nP4 *  *  *  *  *  *  *  *  * \nP5 *  *  *  *  *  *  *  *  * \nP6 *  *  *  *  *  *  *  *  * \nP7 *  *  *  *  *  *  *  *  * \nP8 *  *  *  *  *  *  *  *  * \nP9 *  *  *  *  *  *  *  *  * \nP+00KI\n+\n+0012KI\n";
+        let e = read_str(text).remove(0).unwrap_err();
+        assert!(e.is_problem_position());
+        assert_eq!(
+            e.to_string(),
+            "t.csa:line 11: found \"+\", expected two kings (one king: a problem position, not a game: no black king)"
+        );
+        // Both kings: a game as before.
+        let ok = text.replace(
+            "P9 *  *  *  *  *  *  *  *  * ",
+            "P9 *  *  *  * +OU *  *  *  * ",
+        );
+        assert_eq!(usi_moves(&read_str(&ok).remove(0).unwrap()), ["G*1b"]);
+    }
+
+    #[test]
     fn several_statements_on_one_line() {
         let g =
             read_str("PI\n+\n+7776FU,T12,-3334FU,T3,'a comment, with a comma\n+8822UM,-3122GI\n")

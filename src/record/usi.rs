@@ -193,4 +193,17 @@ mod tests {
             ]
         );
     }
+
+    #[test]
+    fn one_king_sfen_is_a_problem_position() {
+        let games = read(
+            "sfen 8k/9/7P1/9/9/9/9/9/9 b G 1 moves G*1b\n",
+            Path::new("t.sfen"),
+        );
+        let e = games[0].as_ref().unwrap_err();
+        assert!(e.is_problem_position());
+        assert!(e.to_string().ends_with(
+            "expected two kings (one king: a problem position, not a game: no black king)"
+        ));
+    }
 }
