@@ -54,13 +54,21 @@ fn games_on_fixtures_writes_summary_csv_and_usi() {
         lines.last().unwrap().to_string(),
         format!("games: {ok} ok, {failed} failed, {problems} problem positions (one king)")
     );
-    // 18 CSA games (one file holds two) and 30 USI lines, all read.
+    // 19 CSA games (one file holds two) and 30 USI lines, all read (the
+    // one-king problem in `formats/` is not a game).
     let csa_usi_ok = rows
         .iter()
         .filter(|r| (&r[2] == "csa" || &r[2] == "usi") && r[7].is_empty())
         .count();
-    assert_eq!(csa_usi_ok, 48);
-    assert_eq!(rows.iter().filter(|r| &r[2] == "kif").count(), 3);
+    assert_eq!(csa_usi_ok, 49);
+    assert_eq!(rows.iter().filter(|r| &r[2] == "kif").count(), 5);
+    assert_eq!(problems, 2);
+    assert_eq!(
+        rows.iter()
+            .filter(|r| &r[2] == "ki2" && r[7].is_empty())
+            .count(),
+        3
+    );
 
     let two = rows
         .iter()
