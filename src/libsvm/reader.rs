@@ -135,11 +135,14 @@ pub fn read_paths<P: AsRef<Path>>(paths: &[P]) -> Result<LibsvmData, ReadError> 
     Ok(read_paths_with_groups(paths)?.0)
 }
 
+/// Each row's group (`qid:N`): `None` when no row has one, else one entry per row.
+pub type Groups = Option<Vec<Option<u64>>>;
+
 /// As [`read_paths`], with each row's group (`qid:N`, ranking data): `None`
 /// when no row has a `qid`, else one entry per row (`None` for a row without one).
 pub fn read_paths_with_groups<P: AsRef<Path>>(
     paths: &[P],
-) -> Result<(LibsvmData, Option<Vec<Option<u64>>>), ReadError> {
+) -> Result<(LibsvmData, Groups), ReadError> {
     let files = expand_paths(paths)?;
     let mut acc = Accumulator::default();
     for file in &files {
@@ -391,7 +394,7 @@ impl Accumulator {
         Ok(self.finish_with_groups()?.0)
     }
 
-    fn finish_with_groups(mut self) -> Result<(LibsvmData, Option<Vec<Option<u64>>>), ReadError> {
+    fn finish_with_groups(mut self) -> Result<(LibsvmData, Groups), ReadError> {
         let groups = self.any_group.then(|| std::mem::take(&mut self.groups));
         if self.indptr.is_empty() {
             self.indptr.push(0);
@@ -617,7 +620,7 @@ mod tests {
         assert_eq!(d.x.indices(), &[2, 10, 15, 5, 12, 20, 1, 2]);
         assert_eq!(
             d.x.data(),
-            &[2.5, -5.2, 1.5, 1.0, -3.0, 27.0, 1.234567890123456e10, 0.0]
+            &[2.5, -5.2, 1.5, 1.0, -3.0, 27.0, 1.234_567_9e10, 0.0]
         );
         // qid after the label: kept as the group when asked for, else ignored.
         let dir = std::env::temp_dir().join(format!("kifulearn-qid-{}", std::process::id()));

@@ -340,7 +340,7 @@ pub fn relative_words(pos: &Position, mv: Move) -> String {
                         out.push_str(side(x));
                     }
                 } else if x == 0 {
-                    out.push_str("直");
+                    out.push('直');
                 } else {
                     out.push_str(side(x));
                     out.push_str(motion(y));
