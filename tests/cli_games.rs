@@ -34,37 +34,61 @@ fn games_on_fixtures_writes_summary_csv_and_usi() {
     let mut csv = csv::Reader::from_path(&csv_path).unwrap();
     assert_eq!(
         csv.headers().unwrap().iter().collect::<Vec<_>>(),
-        ["source", "index", "format", "plies", "result", "ending", "error"]
+        [
+            "source",
+            "index",
+            "format",
+            "plies",
+            "result",
+            "ending",
+            "ending_word",
+            "error"
+        ]
     );
     let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
-    let ok = rows.iter().filter(|r| r[6].is_empty()).count();
-    let failed = rows.len() - ok;
+    let ok = rows.iter().filter(|r| r[7].is_empty()).count();
+    let problems = rows.iter().filter(|r| r[7].contains("one king")).count();
+    let failed = rows.len() - ok - problems;
     // The summary agrees with the CSV, whatever the KIF reader's state.
     assert_eq!(
         lines.last().unwrap().to_string(),
-        format!("games: {ok} ok, {failed} failed")
+        format!("games: {ok} ok, {failed} failed, {problems} problem positions (one king)")
     );
-    // 18 CSA games (one file holds two) and 30 USI lines, all read.
+    // 19 CSA games (one file holds two) and 30 USI lines, all read (the
+    // one-king problem in `formats/` is not a game).
     let csa_usi_ok = rows
         .iter()
-        .filter(|r| (&r[2] == "csa" || &r[2] == "usi") && r[6].is_empty())
+        .filter(|r| (&r[2] == "csa" || &r[2] == "usi") && r[7].is_empty())
         .count();
-    assert_eq!(csa_usi_ok, 48);
-    assert_eq!(rows.iter().filter(|r| &r[2] == "kif").count(), 3);
+    assert_eq!(csa_usi_ok, 49);
+    assert_eq!(rows.iter().filter(|r| &r[2] == "kif").count(), 5);
+    assert_eq!(problems, 2);
+    assert_eq!(
+        rows.iter()
+            .filter(|r| &r[2] == "ki2" && r[7].is_empty())
+            .count(),
+        3
+    );
 
     let two = rows
         .iter()
         .filter(|r| r[0].ends_with("selfplay-two-games.csa"))
         .map(|r| r.iter().skip(1).collect::<Vec<_>>().join(","))
         .collect::<Vec<_>>();
-    assert_eq!(two, ["0,csa,74,white,resign,", "1,csa,77,black,resign,"]);
+    assert_eq!(
+        two,
+        [
+            "0,csa,74,white,resign,%TORYO,",
+            "1,csa,77,black,resign,%TORYO,"
+        ]
+    );
     let handicap = rows
         .iter()
         .find(|r| r[0].ends_with("pro/kifu25654.csa"))
         .unwrap();
     assert_eq!(
         handicap.iter().skip(1).collect::<Vec<_>>(),
-        ["0", "csa", "103", "unknown", "unfinished", ""]
+        ["0", "csa", "103", "unknown", "unfinished", "", ""]
     );
 
     // One USI line per game read, and each file gets one summary line.
@@ -113,7 +137,10 @@ fn games_reports_a_bad_game_and_keeps_going() {
             ),
         ]
     );
-    assert_eq!(stdout.lines().last(), Some("games: 3 ok, 1 failed"));
+    assert_eq!(
+        stdout.lines().last(),
+        Some("games: 3 ok, 1 failed, 0 problem positions (one king)")
+    );
 }
 
 #[test]

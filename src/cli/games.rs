@@ -12,10 +12,10 @@ use super::CliResult;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Record files, or folders searched recursively (CSA, KIF, USI lines, Kisen).
+    /// Record files, or folders searched recursively (CSA, KIF, KI2, USI lines, Kisen).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Write one CSV row per game: source,index,format,plies,result,ending,error.
+    /// Write one CSV row per game: source,index,format,plies,result,ending,ending_word,error.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
     /// Write every game read as one USI position line.
@@ -50,18 +50,31 @@ pub fn run(args: Args) -> CliResult {
     bar.finish_and_clear();
 
     let mut out = std::io::stdout().lock();
-    let (mut ok, mut failed) = (0usize, 0usize);
+    // Problem positions (one king) are not games; they are counted apart from
+    // malformed records so that a folder of tsume problems does not look broken.
+    let (mut ok, mut failed, mut problems) = (0usize, 0usize, 0usize);
     for file in &read {
         let n_ok = file.games.iter().filter(|g| g.is_ok()).count();
-        let n_failed = file.games.len() - n_ok;
+        let n_problems = file
+            .games
+            .iter()
+            .filter(|g| g.as_ref().is_err_and(|e| e.is_problem_position()))
+            .count();
+        let n_failed = file.games.len() - n_ok - n_problems;
         ok += n_ok;
         failed += n_failed;
+        problems += n_problems;
         let format = file
             .format
             .map_or_else(|| "unknown".to_string(), |f| f.to_string());
+        let problem_note = if n_problems > 0 {
+            format!(", {n_problems} problem positions")
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{}: {format}, {n_ok} ok, {n_failed} failed",
+            "{}: {format}, {n_ok} ok, {n_failed} failed{problem_note}",
             file.path.display()
         )?;
         for err in file.games.iter().filter_map(|g| g.as_ref().err()) {
@@ -79,14 +92,24 @@ pub fn run(args: Args) -> CliResult {
             Ok(())
         })?;
     }
-    writeln!(out, "games: {ok} ok, {failed} failed")?;
+    writeln!(
+        out,
+        "games: {ok} ok, {failed} failed, {problems} problem positions (one king)"
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn write_csv(read: &[FileGames], w: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
     let mut csv = csv::Writer::from_writer(w);
     csv.write_record([
-        "source", "index", "format", "plies", "result", "ending", "error",
+        "source",
+        "index",
+        "format",
+        "plies",
+        "result",
+        "ending",
+        "ending_word",
+        "error",
     ])?;
     for file in read {
         let source = file.path.display().to_string();
@@ -101,12 +124,14 @@ fn write_csv(read: &[FileGames], w: &mut dyn Write) -> Result<(), Box<dyn std::e
                     &g.plies().to_string(),
                     &g.result.to_string(),
                     &g.ending.to_string(),
+                    g.ending_word.as_deref().unwrap_or(""),
                     "",
                 ])?,
                 Err(e) => csv.write_record([
                     source.as_str(),
                     &index,
                     &format,
+                    "",
                     "",
                     "",
                     "",

@@ -9,6 +9,7 @@ mod reader;
 mod writer;
 
 pub use reader::{
-    expand_paths, read_bytes, read_paths, LibsvmData, ReadError, RowBuffer, RowReader, BLOCK_BYTES,
+    expand_paths, read_bytes, read_paths, read_paths_with_groups, Groups, LibsvmData, ReadError,
+    RowBuffer, RowReader, BLOCK_BYTES,
 };
 pub use writer::write_row;

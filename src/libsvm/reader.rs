@@ -5,6 +5,16 @@
 //! and the pieces are appended in order. So peak memory is the final matrix
 //! plus one block, never the text of a whole file.
 //!
+//! The text is svmlight as its producers write it (SVMlight, scikit-learn's
+//! `dump_svmlight_file`): `#` starts a comment that runs to the end of the
+//! line (a line holding only a comment is no row), tokens are separated by
+//! any run of blanks and tabs, and `qid:N` may follow the label (ranking
+//! data). The group ids are kept for a learner that asks for them
+//! ([`read_paths_with_groups`], [`RowBuffer::group`]) and ignored otherwise.
+//! Everything else stays strict: an empty line, a non-numeric label, an
+//! index that is not a positive integer, unsorted indices, or `qid:` anywhere
+//! but right after the label is an error naming the file and line.
+//!
 //! Labels are kept as `f64`: the writer prints them in shortest round-trip
 //! `f64` form, liblinear reads them as `double`, and the objective is summed in
 //! `f64`; at 8 bytes a row they cost nothing next to the 8 bytes per nonzero.
@@ -122,12 +132,23 @@ fn collect_svm(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), ReadError> {
 
 /// Reads one or more libsvm files or folders of `*.svm` files into one data set.
 pub fn read_paths<P: AsRef<Path>>(paths: &[P]) -> Result<LibsvmData, ReadError> {
+    Ok(read_paths_with_groups(paths)?.0)
+}
+
+/// Each row's group (`qid:N`): `None` when no row has one, else one entry per row.
+pub type Groups = Option<Vec<Option<u64>>>;
+
+/// As [`read_paths`], with each row's group (`qid:N`, ranking data): `None`
+/// when no row has a `qid`, else one entry per row (`None` for a row without one).
+pub fn read_paths_with_groups<P: AsRef<Path>>(
+    paths: &[P],
+) -> Result<(LibsvmData, Groups), ReadError> {
     let files = expand_paths(paths)?;
     let mut acc = Accumulator::default();
     for file in &files {
         acc.read_file(file)?;
     }
-    acc.finish()
+    acc.finish_with_groups()
 }
 
 /// Reads libsvm text from memory (`name` is used in error messages).
@@ -145,12 +166,16 @@ struct Accumulator {
     values: Vec<f32>,
     max_index: u32,
     lines_before: u64,
+    groups: Vec<Option<u64>>,
+    any_group: bool,
 }
 
 /// The parse of one line-aligned piece of text.
 #[derive(Default)]
 struct Piece {
     rows: RowBuffer,
+    /// Lines read (rows, comment lines included).
+    lines: u64,
     /// (1-based line within the piece, message)
     error: Option<(u64, String)>,
 }
@@ -166,6 +191,8 @@ pub struct RowBuffer {
     row_ends: Vec<u32>,
     indices: Vec<u32>,
     values: Vec<f32>,
+    /// The `qid` of each row, if written.
+    groups: Vec<Option<u64>>,
     /// Largest 1-based index seen since the last clear (0: none).
     max_index: u32,
 }
@@ -182,6 +209,7 @@ impl RowBuffer {
         self.row_ends.clear();
         self.indices.clear();
         self.values.clear();
+        self.groups.clear();
         self.max_index = 0;
     }
 
@@ -216,13 +244,19 @@ impl RowBuffer {
         (self.labels[i], &self.indices[a..b], &self.values[a..b])
     }
 
+    /// Row `i`'s group (`qid:N`), if the row has one.
+    pub fn group(&self, i: usize) -> Option<u64> {
+        self.groups[i]
+    }
+
     /// The rows in order, as [`RowBuffer::row`] gives them.
     pub fn iter(&self) -> impl Iterator<Item = (f64, &[u32], &[f32])> + '_ {
         (0..self.len()).map(|i| self.row(i))
     }
 
-    /// Parses one line (`label idx:val ...`, a trailing newline allowed) and
-    /// appends it as a row; on error the buffer is left without that row.
+    /// Parses one line (`label [qid:N] idx:val ... [# comment]`, a trailing
+    /// newline allowed) and appends it as a row; a line holding only a comment
+    /// adds nothing. On error the buffer is left without that row.
     pub fn push_line(&mut self, line: &[u8]) -> Result<(), String> {
         let (n, m) = (self.indices.len(), self.max_index);
         let result = parse_line(line, self);
@@ -334,8 +368,8 @@ impl Accumulator {
                     message,
                 });
             }
+            lines += piece.lines;
             let piece = piece.rows;
-            lines += piece.labels.len() as u64;
             if self.indptr.is_empty() {
                 self.indptr.push(0);
             }
@@ -348,13 +382,20 @@ impl Accumulator {
             self.labels.extend_from_slice(&piece.labels);
             self.indices.extend_from_slice(&piece.indices);
             self.values.extend_from_slice(&piece.values);
+            self.any_group |= piece.groups.iter().any(Option::is_some);
+            self.groups.extend_from_slice(&piece.groups);
             self.max_index = self.max_index.max(piece.max_index);
         }
         self.lines_before = lines;
         Ok(())
     }
 
-    fn finish(mut self) -> Result<LibsvmData, ReadError> {
+    fn finish(self) -> Result<LibsvmData, ReadError> {
+        Ok(self.finish_with_groups()?.0)
+    }
+
+    fn finish_with_groups(mut self) -> Result<(LibsvmData, Groups), ReadError> {
+        let groups = self.any_group.then(|| std::mem::take(&mut self.groups));
         if self.indptr.is_empty() {
             self.indptr.push(0);
         }
@@ -363,10 +404,13 @@ impl Accumulator {
         // Indices were checked ascending and in range while parsing.
         let x = CsMatI::try_new((rows, cols), self.indptr, self.indices, self.values)
             .map_err(|_| ReadError::TooLarge)?;
-        Ok(LibsvmData {
-            x,
-            y: Array1::from(self.labels),
-        })
+        Ok((
+            LibsvmData {
+                x,
+                y: Array1::from(self.labels),
+            },
+            groups,
+        ))
     }
 }
 
@@ -397,11 +441,14 @@ fn parse_piece(text: &[u8]) -> Piece {
             row_ends: Vec::with_capacity(text.len() / 512 + 1),
             indices: Vec::with_capacity(text.len() / 6),
             values: Vec::with_capacity(text.len() / 6),
+            groups: Vec::with_capacity(text.len() / 512 + 1),
             max_index: 0,
         },
+        lines: 0,
         error: None,
     };
     for (n, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+        piece.lines += 1;
         if let Err(message) = parse_line(line, &mut piece.rows) {
             piece.error = Some((n as u64 + 1, message));
             return piece;
@@ -415,18 +462,50 @@ fn is_space(b: u8) -> bool {
 }
 
 fn parse_line(line: &[u8], rows: &mut RowBuffer) -> Result<(), String> {
-    let mut tokens = line.split(|&b| is_space(b)).filter(|t| !t.is_empty());
-    let label = tokens
-        .next()
-        .ok_or_else(|| "empty line, expected a label".to_string())?;
+    // svmlight comments: `#` to the end of the line; a comment line is no row.
+    let (line, commented) = match line.iter().position(|&b| b == b'#') {
+        Some(at) => (&line[..at], true),
+        None => (line, false),
+    };
+    let mut tokens = line
+        .split(|&b| is_space(b))
+        .filter(|t| !t.is_empty())
+        .peekable();
+    let Some(label) = tokens.next() else {
+        return if commented {
+            Ok(())
+        } else {
+            Err("empty line, expected a label".to_string())
+        };
+    };
     let label = parse_f64(label).ok_or_else(|| {
         format!(
             "found \"{}\", expected a number as the label",
             String::from_utf8_lossy(label)
         )
     })?;
+    let mut group = None;
+    if let Some(qid) = tokens.peek().and_then(|t| t.strip_prefix(b"qid:")) {
+        let id = std::str::from_utf8(qid)
+            .ok()
+            .and_then(|t| t.parse::<u64>().ok())
+            .ok_or_else(|| {
+                format!(
+                    "found \"qid:{}\", expected qid:N with a non-negative integer N",
+                    String::from_utf8_lossy(qid)
+                )
+            })?;
+        group = Some(id);
+        tokens.next();
+    }
     let mut last = 0u32;
     for token in tokens {
+        if token.starts_with(b"qid:") {
+            return Err(format!(
+                "found \"{}\", expected qid:N only right after the label",
+                String::from_utf8_lossy(token)
+            ));
+        }
         let bad = || {
             format!(
                 "found \"{}\", expected INDEX:VALUE with a positive integer index",
@@ -446,6 +525,7 @@ fn parse_line(line: &[u8], rows: &mut RowBuffer) -> Result<(), String> {
         rows.values.push(value);
     }
     rows.max_index = rows.max_index.max(last);
+    rows.groups.push(group);
     rows.labels.push(label);
     rows.row_ends.push(rows.indices.len() as u32);
     Ok(())
@@ -526,6 +606,69 @@ mod tests {
         assert_eq!(
             read("x 3:1\n").unwrap_err().to_string(),
             "data/a.svm:1: found \"x\", expected a number as the label"
+        );
+    }
+
+    #[test]
+    fn svmlight_comments_tabs_and_qid() {
+        // The shape of scikit-learn's `svmlight_classification.txt` test file.
+        let text = "# comment\n# note: the next line contains a tab\n1.0 3:2.5 \t   11:-5.2 16:1.5 # and an inline comment\n2.0 6:1.0 13:-3\n# another comment\n3.0 21:27\n4.0 2:1.234567890123456e10 # double precision value\n1.0     # empty line, all zeros\n2.0 3:0 # explicit zeros\n";
+        let d = read(text).unwrap();
+        assert_eq!(d.y.to_vec(), vec![1.0, 2.0, 3.0, 4.0, 1.0, 2.0]);
+        assert_eq!(d.x.shape(), (6, 21));
+        assert_eq!(d.x.indptr().raw_storage(), &[0, 3, 5, 6, 7, 7, 8]);
+        assert_eq!(d.x.indices(), &[2, 10, 15, 5, 12, 20, 1, 2]);
+        assert_eq!(
+            d.x.data(),
+            &[2.5, -5.2, 1.5, 1.0, -3.0, 27.0, 1.234_567_9e10, 0.0]
+        );
+        // qid after the label: kept as the group when asked for, else ignored.
+        let dir = std::env::temp_dir().join(format!("kifulearn-qid-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rank.svm");
+        std::fs::write(&path, "3 qid:1 1:1 2:0.5\n1 qid:1 2:2\n2\tqid:7\t1:1\n").unwrap();
+        let (d, groups) = read_paths_with_groups(&[&path]).unwrap();
+        assert_eq!(groups, Some(vec![Some(1), Some(1), Some(7)]));
+        assert_eq!(d.x.indices(), &[0, 1, 1, 0]);
+        assert_eq!(
+            read_paths(&[&path]).unwrap().y.to_vec(),
+            vec![3.0, 1.0, 2.0]
+        );
+        let mut rows = RowBuffer::new();
+        let mut reader = RowReader::open(&path).unwrap();
+        assert!(reader.next_chunk(&mut rows, 10).unwrap());
+        assert_eq!((rows.group(0), rows.group(2)), (Some(1), Some(7)));
+        let (_, none) = read_paths_with_groups(&[
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/examples/small.svm")
+        ])
+        .unwrap();
+        assert_eq!(none, None);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn svmlight_stays_strict_elsewhere() {
+        let e = |t: &str| read(t).unwrap_err().to_string();
+        assert_eq!(
+            e("1 1:1 qid:2\n"),
+            "data/a.svm:1: found \"qid:2\", expected qid:N only right after the label"
+        );
+        assert_eq!(
+            e("1 qid:x 1:1\n"),
+            "data/a.svm:1: found \"qid:x\", expected qid:N with a non-negative integer N"
+        );
+        // Line numbers count comment lines.
+        assert_eq!(
+            e("# head\n1 1:1\n# note\n\n"),
+            "data/a.svm:4: empty line, expected a label"
+        );
+        assert_eq!(
+            e("#c\n1 2:1 1:1 # x\n"),
+            "data/a.svm:2: index 1 after 2, indices must be strictly ascending"
+        );
+        assert_eq!(
+            e("one 1:1 # label\n"),
+            "data/a.svm:1: found \"one\", expected a number as the label"
         );
     }
 

@@ -34,10 +34,16 @@
 //! | `%CHUDAN` | `Interrupted` | unknown: the game was stopped, nobody won |
 //! | any other `%` code | `Other(code)` | unknown, with a warning |
 //! | no ending | `Unfinished` | unknown |
+//!
+//! An ending line may carry a `,`-joined comment (`%KACHI,'* -5000 win`) and
+//! be followed by time lines and the same ending again, as floodgate's server
+//! writes them: that is one ending. A different ending after the first is an
+//! error. A start position with one king is refused as a problem position
+//! ([`super::ErrorKind::ProblemPosition`]).
 
 use std::path::Path;
 
-use super::{Ending, Game, GameResult, RecordError, Source};
+use super::{missing_kings, Ending, Game, GameResult, RecordError, Source};
 use crate::shogi::{sfen_from_parts, Color, Move, Piece, Position, Square, HAND_PIECES};
 
 const PIECE_CODES: [(&str, Piece); 14] = [
@@ -400,6 +406,9 @@ impl GameReader<'_> {
                 }
             }
         }
+        if let Some(missing) = missing_kings(&self.squares) {
+            return Err(RecordError::problem_position(self.path, n, stmt, missing));
+        }
         let sfen = sfen_from_parts(&self.squares, &self.hands, side, 1);
         self.pos = Position::from_sfen(&sfen)
             .map_err(|e| self.error(n, stmt, format!("a valid start position ({e})")))?;
@@ -569,6 +578,11 @@ impl GameReader<'_> {
     }
 
     fn ending(&mut self, n: usize, stmt: &str) -> Result<(), RecordError> {
+        // floodgate's server writes the ending twice (`%KACHI,'* -5000 win`,
+        // `T10`, `%KACHI`): the same code again is the same ending.
+        if self.stage == Stage::Ended && self.game.ending_word.as_deref() == Some(stmt) {
+            return Ok(());
+        }
         if self.stage != Stage::Moves {
             return Err(self.error(n, stmt, self.expected_in_stage()));
         }
@@ -604,6 +618,7 @@ impl GameReader<'_> {
         };
         self.game.ending = ending;
         self.game.result = result;
+        self.game.ending_word = Some(stmt.to_string());
         self.stage = Stage::Ended;
         Ok(())
     }
@@ -1095,6 +1110,47 @@ mod tests {
             g.warnings,
             ["line 3: unknown ending \"%FOO\"; result unknown"]
         );
+    }
+
+    #[test]
+    fn floodgate_declaration_written_twice_is_one_ending() {
+        // floodgate's server: the ending with a `,`-joined comment, a time, the ending again.
+        let text = "V2.2\nPI\n+\n+7776FU\nT3\n-3334FU\nT1\n%KACHI,'* -5000 win\nT10\n%KACHI\n";
+        let g = read_str(text).remove(0).unwrap();
+        assert_eq!(usi_moves(&g), ["7g7f", "3c3d"]);
+        assert_eq!(
+            (&g.ending, g.result, g.ending_word.as_deref()),
+            (
+                &Ending::EnteringKingWin,
+                GameResult::BlackWin,
+                Some("%KACHI")
+            )
+        );
+        assert!(g.warnings.is_empty());
+        // A different ending after the first is still an error.
+        let games = read_str("PI\n+\n+7776FU\n%KACHI\nT1\n%TORYO\n");
+        assert_eq!(
+            games[0].as_ref().unwrap_err().to_string(),
+            "t.csa:line 6: found \"%TORYO\", expected only times and comments after the ending (or / before another game)"
+        );
+    }
+
+    #[test]
+    fn one_king_is_a_problem_position() {
+        // A 9-pawn tsume-style position: White's king only.
+        let text = "P1 *  *  *  *  *  *  *  * -OU\nP2 *  *  *  *  *  *  *  *  * \nP3 *  *  *  *  *  *  * +FU * \nP4 *  *  *  *  *  *  *  *  * \nP5 *  *  *  *  *  *  *  *  * \nP6 *  *  *  *  *  *  *  *  * \nP7 *  *  *  *  *  *  *  *  * \nP8 *  *  *  *  *  *  *  *  * \nP9 *  *  *  *  *  *  *  *  * \nP+00KI\n+\n+0012KI\n";
+        let e = read_str(text).remove(0).unwrap_err();
+        assert!(e.is_problem_position());
+        assert_eq!(
+            e.to_string(),
+            "t.csa:line 11: found \"+\", expected two kings (one king: a problem position, not a game: no black king)"
+        );
+        // Both kings: a game as before.
+        let ok = text.replace(
+            "P9 *  *  *  *  *  *  *  *  * ",
+            "P9 *  *  *  * +OU *  *  *  * ",
+        );
+        assert_eq!(usi_moves(&read_str(&ok).remove(0).unwrap()), ["G*1b"]);
     }
 
     #[test]

@@ -9,9 +9,15 @@
 //! Decisions made here (the format has no formal spec):
 //! - The origin `(77)` decides the move where present; a named piece that does
 //!   not match the piece on the origin is a warning, not a failure.
-//! - A move without origin (KI2 style) is resolved to the unique legal move of
-//!   that piece to that square (drops only when `打` is written or no board
-//!   piece can go there); an ambiguous one fails the game.
+//! - A move without origin (KI2 style) is resolved with its words (右 左 直
+//!   上 引 寄 打 成 不成) against the legal moves, as [`super::ki2`] describes;
+//!   a move the words do not single out fails the game, naming the candidates.
+//! - A line starting with a side mark (`▲７六歩　△３四歩`) is a run of KI2
+//!   moves, so the same reader reads KI2 records ([`super::ki2::read`]).
+//! - A start position with one king (a tsume problem) is refused as
+//!   [`super::ErrorKind::ProblemPosition`], not as a malformed record.
+//! - `封じ手` (a sealed move) ends the record as [`Ending::Sealed`], result
+//!   unknown, with the moves before it.
 //! - The result comes from the `まで…` summary when it names a winner (a
 //!   `千日手` can still be a loss for perpetual check), else from the final move
 //!   word (`投了`, `詰み`, ...) and who was to move when it was written.
@@ -20,7 +26,7 @@
 
 use std::path::Path;
 
-use super::{Ending, Game, GameResult, RecordError, Source};
+use super::{ki2, missing_kings, Ending, Game, GameResult, RecordError, Source};
 use crate::shogi::{sfen_from_parts, Color, Move, Piece, Position, Square, HAND_PIECES};
 
 /// Reads every game of a KIF text (already decoded, see [`super::decode_text`]).
@@ -75,7 +81,7 @@ fn game_boundaries(lines: &[&str]) -> Vec<usize> {
             seen_moves = false;
         }
         seen_content = true;
-        if t.starts_with("手数") || parse_numbered(t).is_some() {
+        if t.starts_with("手数") || parse_numbered(t).is_some() || t.starts_with(ki2::is_mark) {
             seen_moves = true;
         }
     }
@@ -178,6 +184,14 @@ const HANDICAPS: [(&str, &str); 16] = [
     ),
 ];
 
+/// The `手合割` name of a start position, if it is the even game or a standard handicap.
+pub fn handicap_name(pos: &Position) -> Option<&'static str> {
+    HANDICAPS.iter().find_map(|(name, sfen)| {
+        let p = Position::from_sfen(sfen).ok()?;
+        p.same_position(pos).then_some(*name)
+    })
+}
+
 /// The start position of a `手合割` name, if it is one of the standard handicaps.
 pub fn handicap_start(name: &str) -> Option<Position> {
     let name = name.trim();
@@ -199,11 +213,12 @@ struct Diagram {
     white_to_move: bool,
 }
 
-/// Final move words: the ending, and whether the side to move at that line wins
-/// (`Some(true)`), loses (`Some(false)`) or neither (`None`, a draw or no result).
-fn final_word(body: &str) -> Option<(Ending, Option<bool>, bool)> {
-    // (word, ending, mover wins?, draw?)
-    const WORDS: [(&str, Option<bool>, bool); 11] = [
+/// Final move words: the ending, whether the side to move at that line wins
+/// (`Some(true)`), loses (`Some(false)`) or neither (`None`, a draw or no
+/// result), whether it is a draw, and the word as written.
+pub(crate) fn final_word(body: &str) -> Option<(Ending, Option<bool>, bool, &'static str)> {
+    // (word, mover wins?, draw?)
+    const WORDS: [(&str, Option<bool>, bool); 13] = [
         ("投了", Some(false), false),
         ("中断", None, false),
         ("千日手", None, true),
@@ -215,6 +230,8 @@ fn final_word(body: &str) -> Option<(Ending, Option<bool>, bool)> {
         ("入玉勝ち", Some(true), false),
         ("不戦勝", Some(true), false),
         ("不戦敗", Some(false), false),
+        ("封じ手", None, false),
+        ("不詰", None, false),
     ];
     WORDS.iter().find_map(|&(w, wins, draw)| {
         body.starts_with(w).then(|| {
@@ -227,15 +244,22 @@ fn final_word(body: &str) -> Option<(Ending, Option<bool>, bool)> {
                 "切れ負け" => Ending::TimeUp,
                 "反則勝ち" | "反則負け" => Ending::IllegalMove,
                 "入玉勝ち" => Ending::EnteringKingWin,
+                "封じ手" => Ending::Sealed,
                 other => Ending::Other(other.to_string()),
             };
-            (ending, wins, draw)
+            (ending, wins, draw, w)
         })
     })
 }
 
-/// What a `まで…` summary line says: the result, and an ending when it names one.
-fn summary(line: &str) -> (GameResult, Option<Ending>) {
+/// What a `まで…` summary line says: the result, an ending when it names one,
+/// and the words after `まで N手で` as written.
+fn summary(line: &str) -> (GameResult, Option<Ending>, String) {
+    let word = line
+        .split_once("手で")
+        .map_or(line.trim_start_matches("まで"), |(_, w)| w)
+        .trim()
+        .to_string();
     let result = if line.contains("先手の勝ち") || line.contains("下手の勝ち") {
         GameResult::BlackWin
     } else if line.contains("後手の勝ち") || line.contains("上手の勝ち") {
@@ -245,7 +269,9 @@ fn summary(line: &str) -> (GameResult, Option<Ending>) {
     } else {
         GameResult::Unknown
     };
-    let ending = if line.contains("千日手") {
+    let ending = if line.contains("封じ手") {
+        Some(Ending::Sealed)
+    } else if line.contains("千日手") {
         Some(Ending::Repetition)
     } else if line.contains("持将棋") {
         Some(Ending::Impasse)
@@ -265,7 +291,7 @@ fn summary(line: &str) -> (GameResult, Option<Ending>) {
     } else {
         None
     };
-    (result, ending)
+    (result, ending, word)
 }
 
 /// Reads one game from `lines`, whose first line is line `offset + 1` of the file.
@@ -286,8 +312,8 @@ fn read_game(
     // Set once the first move (or the move table header) is seen.
     let mut play: Option<(Position, Game)> = None;
     let mut last_to: Option<Square> = None;
-    let mut word: Option<(Ending, Option<bool>, bool, Color)> = None;
-    let mut sum: Option<(GameResult, Option<Ending>)> = None;
+    let mut word: Option<(Ending, Option<bool>, bool, Color, &'static str)> = None;
+    let mut sum: Option<(GameResult, Option<Ending>, String)> = None;
 
     for (i, raw) in lines.iter().enumerate() {
         let line = raw.trim_end();
@@ -353,12 +379,12 @@ fn read_game(
             if number != expected_number {
                 return Err(err(i, t, format!("move number {expected_number}")));
             }
-            if let Some((ending, wins, draw)) = final_word(body) {
-                word = Some((ending, wins, draw, pos.side_to_move()));
+            if let Some((ending, wins, draw, w)) = final_word(body) {
+                word = Some((ending, wins, draw, pos.side_to_move(), w));
                 continue;
             }
-            let mv =
-                parse_move(pos, body, last_to, &mut warnings, number).map_err(|e| err(i, t, e))?;
+            let mv = parse_move(pos, body, last_to, &mut warnings, number, false)
+                .map_err(|e| err(i, t, e))?;
             if let Err(e) = pos.play(mv) {
                 return Err(err(i, t, format!("a legal move ({e})")));
             }
@@ -366,6 +392,55 @@ fn read_game(
                 Move::BoardMove { to, .. } | Move::Drop { to, .. } => to,
             });
             game.moves.push(mv);
+            continue;
+        }
+        if t.starts_with(ki2::is_mark) {
+            if play.is_none() {
+                play = Some(start_game(
+                    &handicap,
+                    &diagram,
+                    path,
+                    index,
+                    offset + i + 1,
+                    t,
+                )?);
+            }
+            let Some((pos, game)) = play.as_mut() else {
+                continue;
+            };
+            for (mark, text) in split_marks(t) {
+                let found = format!("{mark}{text}");
+                if word.is_some() {
+                    return Err(err(
+                        i,
+                        &found,
+                        "no move after the game-ending word".to_string(),
+                    ));
+                }
+                let side = pos.side_to_move();
+                if ki2::mark_color(mark) != Some(side) {
+                    let expected = if side == Color::Black {
+                        "a move by black (▲)"
+                    } else {
+                        "a move by white (△)"
+                    };
+                    return Err(err(i, &found, expected.to_string()));
+                }
+                if let Some((ending, wins, draw, w)) = final_word(text) {
+                    word = Some((ending, wins, draw, side, w));
+                    continue;
+                }
+                let number = game.moves.len() + 1;
+                let mv = parse_move(pos, text, last_to, &mut warnings, number, true)
+                    .map_err(|e| err(i, &found, e))?;
+                if let Err(e) = pos.play(mv) {
+                    return Err(err(i, &found, format!("a legal move ({e})")));
+                }
+                last_to = Some(match mv {
+                    Move::BoardMove { to, .. } | Move::Drop { to, .. } => to,
+                });
+                game.moves.push(mv);
+            }
             continue;
         }
         if let Some(key) = header_key(t) {
@@ -419,14 +494,14 @@ fn read_game(
         return Ok(finish(pos, game, names, event, warnings, None, None));
     };
     game.warnings.append(&mut warnings);
-    let word = word.map(|(ending, wins, draw, mover)| {
+    let word = word.map(|(ending, wins, draw, mover, w)| {
         let result = match (wins, draw) {
             (_, true) => GameResult::Draw,
             (Some(true), _) => win_for(mover),
             (Some(false), _) => win_for(!mover),
             (None, _) => GameResult::Unknown,
         };
-        (ending, result)
+        (ending, result, w)
     });
     Ok(finish(pos, game, names, event, Vec::new(), word, sum))
 }
@@ -445,20 +520,25 @@ fn finish(
     names: [Option<String>; 2],
     event: Option<String>,
     mut warnings: Vec<String>,
-    word: Option<(Ending, GameResult)>,
-    sum: Option<(GameResult, Option<Ending>)>,
+    word: Option<(Ending, GameResult, &'static str)>,
+    sum: Option<(GameResult, Option<Ending>, String)>,
 ) -> Game {
     let [black, white] = names;
     game.black = black;
     game.white = white;
     game.event = event;
     game.warnings.append(&mut warnings);
+    game.ending_word = match (&word, &sum) {
+        (Some((_, _, w)), _) => Some(w.to_string()),
+        (None, Some((_, _, w))) if !w.is_empty() => Some(w.clone()),
+        _ => None,
+    };
     let (mut result, mut ending) = match &word {
-        Some((e, r)) => (*r, e.clone()),
+        Some((e, r, _)) => (*r, e.clone()),
         None if pos.is_checkmate() => (win_for(!pos.side_to_move()), Ending::Checkmate),
         None => (GameResult::Unknown, Ending::Unfinished),
     };
-    if let Some((sum_result, sum_ending)) = sum {
+    if let Some((sum_result, sum_ending, _)) = sum {
         if sum_result != GameResult::Unknown {
             if word.is_some() && sum_result != result {
                 game.warnings.push(format!(
@@ -504,6 +584,14 @@ fn start_game(
         } else {
             Color::Black
         };
+        if let Some(missing) = missing_kings(squares) {
+            return Err(RecordError::problem_position(
+                path,
+                line,
+                text.trim(),
+                missing,
+            ));
+        }
         let sfen = sfen_from_parts(squares, &diagram.hands, side, 1);
         Position::from_sfen(&sfen).map_err(|e| {
             RecordError::at_line(
@@ -641,16 +729,47 @@ fn square(file: u8, rank: u8) -> Square {
 const MOVE_EXPECTED: &str =
     "a move like `７六歩(77)`, `同　歩(77)`, `５五角打` or `７七桂成(85)`, or a final word like `投了`";
 
-/// Parses the move text of a numbered line (after the number) against `pos`.
+/// The KI2 moves of a line starting with a mark: (mark, move text) pairs,
+/// the text trimmed (`▲７六歩　△同　歩` → `７六歩`, `同　歩`).
+fn split_marks(line: &str) -> Vec<(char, &str)> {
+    let mut out = Vec::new();
+    let mut current: Option<(char, usize)> = None;
+    for (at, c) in line.char_indices() {
+        if ki2::is_mark(c) {
+            if let Some((mark, start)) = current {
+                out.push((mark, line[start..at].trim()));
+            }
+            current = Some((c, at + c.len_utf8()));
+        }
+    }
+    if let Some((mark, start)) = current {
+        out.push((mark, line[start..].trim()));
+    }
+    out
+}
+
+const KI2_EXPECTED: &str =
+    "a KI2 move like `７六歩`, `同　歩`, `５二金右`, `４五角打` or `２二角成`";
+
+/// Parses a move's text (after the number in KIF, after the mark in KI2) against `pos`.
+///
+/// With an origin `(77)` the origin decides; without one the KI2 words pick
+/// the piece ([`ki2::resolve`]). In `ki2` mode nothing may follow the words.
 fn parse_move(
     pos: &Position,
     body: &str,
     last_to: Option<Square>,
     warnings: &mut Vec<String>,
     number: usize,
+    ki2_mode: bool,
 ) -> Result<Move, String> {
+    let expected = if ki2_mode {
+        KI2_EXPECTED
+    } else {
+        MOVE_EXPECTED
+    };
     let mut rest = body;
-    let to = if let Some(r) = rest.strip_prefix('同') {
+    let to = if let Some(r) = rest.strip_prefix(['同', '仝']) {
         rest = r.trim_start_matches(['　', ' ']);
         last_to.ok_or_else(|| "a previous move for `同` to refer to".to_string())?
     } else {
@@ -659,30 +778,20 @@ fn parse_move(
             chars.next().and_then(digit_char),
             chars.next().and_then(digit_char),
         ) else {
-            return Err(MOVE_EXPECTED.to_string());
+            return Err(expected.to_string());
         };
         rest = chars.as_str();
         square(f, r)
     };
-    let (piece, r) = parse_piece(rest).ok_or_else(|| MOVE_EXPECTED.to_string())?;
+    let (piece, r) = parse_piece(rest).ok_or_else(|| expected.to_string())?;
+    let (words, r) = ki2::parse_words(r);
     rest = r;
-    let mut promote = false;
-    let mut drop = false;
-    // KI2 direction words (右 左 直 上 引 寄 行) are skipped: the legal-move search
-    // below resolves the origin, and an ambiguous one is reported.
-    rest = rest.trim_start_matches(['右', '左', '直', '上', '引', '寄', '行']);
-    if let Some(r) = rest.strip_prefix("不成") {
-        rest = r;
-    } else if let Some(r) = rest.strip_prefix('成') {
-        promote = true;
-        rest = r;
-    } else if let Some(r) = rest.strip_prefix('打') {
-        drop = true;
-        rest = r;
-    }
-    if drop {
-        if piece.is_promoted() || piece == Piece::King {
-            return Err(format!("a piece that can be dropped ({MOVE_EXPECTED})"));
+    if words.drop {
+        if piece.is_promoted() || piece == Piece::King || words.promote == Some(true) {
+            return Err(format!("a piece that can be dropped ({expected})"));
+        }
+        if ki2_mode && !rest.trim().is_empty() {
+            return Err(expected.to_string());
         }
         return Ok(Move::Drop { piece, to });
     }
@@ -703,44 +812,16 @@ fn parse_move(
                 return Ok(Move::BoardMove {
                     from,
                     to,
-                    promotion: promote,
+                    promotion: words.promote == Some(true),
                 });
             }
         }
         return Err(format!("an origin like `(77)` ({MOVE_EXPECTED})"));
     }
-    resolve_without_origin(pos, piece, to, promote)
-}
-
-/// KI2-style move: the unique legal move of `piece` to `to`.
-fn resolve_without_origin(
-    pos: &Position,
-    piece: Piece,
-    to: Square,
-    promote: bool,
-) -> Result<Move, String> {
-    let mut board_moves = Vec::new();
-    let mut drop = None;
-    pos.for_each_legal_move(|mv| match mv {
-        Move::BoardMove {
-            from,
-            to: t,
-            promotion,
-        } if t == to && promotion == promote && pos.piece_on(from).map(|p| p.1) == Some(piece) => {
-            board_moves.push(mv)
-        }
-        Move::Drop { piece: p, to: t } if t == to && p == piece && !promote => drop = Some(mv),
-        _ => {}
-    });
-    match (board_moves.len(), drop) {
-        (1, _) => Ok(board_moves[0]),
-        (0, Some(d)) => Ok(d),
-        (0, None) => Err(format!("a legal {} move to {to}", piece_name(piece))),
-        (n, _) => Err(format!(
-            "an origin like `(77)`: {n} {} can move to {to}",
-            piece_name(piece)
-        )),
+    if ki2_mode && !rest.trim().is_empty() {
+        return Err(expected.to_string());
     }
+    ki2::resolve(pos, piece, to, words)
 }
 
 /// Piece name at the start of `s` (two-character names first).
@@ -759,7 +840,8 @@ fn parse_piece(s: &str) -> Option<(Piece, &str)> {
     Some((piece, chars.as_str()))
 }
 
-fn piece_name(piece: Piece) -> &'static str {
+/// The KIF/KI2 name of a piece (`歩`, `成香`, `龍`).
+pub(crate) fn piece_name(piece: Piece) -> &'static str {
     match piece {
         Piece::Pawn => "歩",
         Piece::Lance => "香",
@@ -822,6 +904,7 @@ mod tests {
             let g = one(&text).unwrap();
             assert_eq!((g.result, g.ending.clone()), (result, ending), "{word}");
             assert_eq!(g.plies(), 2);
+            assert_eq!(g.ending_word.as_deref(), Some(word));
             assert_eq!(
                 (g.black.as_deref(), g.white.as_deref()),
                 (Some("A"), Some("B"))
@@ -853,17 +936,78 @@ mod tests {
     }
 
     #[test]
-    fn ki2_style_moves_resolve_to_the_unique_legal_move() {
+    fn ki2_style_moves_resolve_with_their_words() {
         let text = format!(
-            "{HEAD}   1 ７六歩\n   2 3四歩\n   3 ２二角成\n   4 同　銀\n   5 ４五角\n   6 ５二金右\n"
+            "{HEAD}   1 ７六歩\n   2 3四歩\n   3 ２二角成\n   4 同　銀\n   5 ４五角\n   6 ５二金\n"
         );
         let err = one(&text).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "t.kif:line 11: found \"6 ５二金右\", expected an origin like `(77)`: 2 金 can move to 5b"
+            "t.kif:line 11: found \"6 ５二金\", expected one 金 picked out by 右, 左, 直, 上, 引 or 寄: 2 金 (from 41, 61) can move to ５二"
         );
-        let ok = text.replace("   6 ５二金右\n", "");
-        assert_eq!(one(&ok).unwrap().moves_usi(), "7g7f 3c3d 8h2b+ 3a2b B*4e");
+        let ok = text.replace("   6 ５二金\n", "   6 ５二金右\n");
+        assert_eq!(
+            one(&ok).unwrap().moves_usi(),
+            "7g7f 3c3d 8h2b+ 3a2b B*4e 6a5b"
+        );
+    }
+
+    #[test]
+    fn every_final_word_and_the_sealed_move() {
+        // Words not covered by `final_words_decide_result_by_who_is_to_move`.
+        for (word, ending) in [
+            ("封じ手", Ending::Sealed),
+            ("不詰", Ending::Other("不詰".into())),
+        ] {
+            let text = format!("{HEAD}   1 ７六歩(77)\n   2 {word}\n");
+            let g = one(&text).unwrap();
+            assert_eq!(
+                (g.result, g.ending, g.ending_word.as_deref()),
+                (GameResult::Unknown, ending, Some(word))
+            );
+        }
+        // A Meijin-sen record: the sealed move ends it, the summary agrees.
+        let text = format!(
+            "{HEAD}   1 ７六歩(77)   ( 0:05/00:00:05)\n   2 ３四歩(33)   ( 1:00/00:01:00)\n   3 封じ手   (25:00/04:07:00)\nまで2手で封じ手\n"
+        );
+        let g = one(&text).unwrap();
+        assert_eq!(g.moves_usi(), "7g7f 3c3d");
+        assert_eq!(
+            (g.result, &g.ending),
+            (GameResult::Unknown, &Ending::Sealed)
+        );
+        assert_eq!(g.ending_word.as_deref(), Some("封じ手"));
+        // The summary alone says so too (KI2 records have no final word).
+        let g = one(&format!("{HEAD}   1 ７六歩(77)\nまで1手で封じ手\n")).unwrap();
+        assert_eq!((g.result, g.ending), (GameResult::Unknown, Ending::Sealed));
+    }
+
+    #[test]
+    fn a_diagram_with_one_king_is_a_problem_position() {
+        let text = "\
+後手の持駒：なし
+  ９ ８ ７ ６ ５ ４ ３ ２ １
++---------------------------+
+| ・ ・ ・ ・ ・ ・ ・ ・v玉|一
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|二
+| ・ ・ ・ ・ ・ ・ ・ 歩 ・|三
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|四
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|五
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|六
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|七
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|八
+| ・ ・ ・ ・ ・ ・ ・ ・ ・|九
++---------------------------+
+先手の持駒：金
+手数----指手---------消費時間--
+   1 １二金打
+";
+        let e = one(text).unwrap_err();
+        assert!(e.is_problem_position());
+        assert_eq!(
+            e.to_string(),
+            "t.kif:line 15: found \"手数----指手---------消費時間--\", expected two kings (one king: a problem position, not a game: no black king)"
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Game records: one [`Game`] type and readers for CSA, KIF, USI position lines and Kisen.
+//! Game records: one [`Game`] type and readers for CSA, KIF, KI2, USI position lines and Kisen.
 //!
 //! Every reader replays each move through [`Position`] and rejects an illegal
 //! one. A bad game becomes one `Err(RecordError)` naming the file, the line
@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::shogi::{Move, Position};
 
 pub mod csa;
+pub mod ki2;
+pub mod ki2_writer;
 pub mod kif;
 pub mod kisen;
 pub mod usi;
@@ -64,6 +66,9 @@ pub enum Ending {
     MaxMoves,
     /// The record simply stops after its last move.
     Unfinished,
+    /// A sealed move (`封じ手`) ends the record: the game was adjourned, the
+    /// moves before the seal are all the record holds.
+    Sealed,
     /// Any other ending, as written in the record.
     Other(String),
 }
@@ -90,6 +95,7 @@ impl fmt::Display for Ending {
             ),
             Ending::MaxMoves => f.write_str("max-moves"),
             Ending::Unfinished => f.write_str("unfinished"),
+            Ending::Sealed => f.write_str("sealed"),
             Ending::Other(s) => write!(f, "other:{s}"),
         }
     }
@@ -102,6 +108,8 @@ pub enum Format {
     Csa,
     /// KIF text (Kakinoki), UTF-8 or Shift_JIS.
     Kif,
+    /// KI2 text (moves without origins, `▲７六歩　△３四歩`), UTF-8 or Shift_JIS.
+    Ki2,
     /// One USI `position` line per game.
     Usi,
     /// Kisen (棋泉) binary, 512 bytes a game.
@@ -113,6 +121,7 @@ impl fmt::Display for Format {
         f.write_str(match self {
             Format::Csa => "csa",
             Format::Kif => "kif",
+            Format::Ki2 => "ki2",
             Format::Usi => "usi",
             Format::Kisen => "kisen",
         })
@@ -145,6 +154,9 @@ pub struct Game {
     pub result: GameResult,
     /// How the game ended.
     pub ending: Ending,
+    /// The ending as the file writes it (`%TORYO`, `投了`, `封じ手`, the end of
+    /// a `まで…` line such as `先手の勝ち`), when it writes one.
+    pub ending_word: Option<String>,
     /// Black's (sente's, or the handicap receiver's) name.
     pub black: Option<String>,
     /// White's (gote's) name.
@@ -165,6 +177,7 @@ impl Game {
             moves: Vec::new(),
             result: GameResult::Unknown,
             ending: Ending::Unfinished,
+            ending_word: None,
             black: None,
             white: None,
             event: None,
@@ -230,6 +243,18 @@ pub enum Location {
     Byte(u64),
 }
 
+/// Why a game was not read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// The record is malformed or a move is illegal.
+    Malformed,
+    /// The start position has one king (or none): a tsume or endgame problem, not a game.
+    ProblemPosition,
+}
+
+/// What [`RecordError::expected`] says of a position with a missing king.
+pub const ONE_KING: &str = "one king: a problem position, not a game";
+
 /// A game that could not be read: the file, where, the text found and what was expected.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}:{}: found \"{}\", expected {expected}", path.display(), match location { Location::Line(n) => format!("line {n}"), Location::Byte(b) => format!("byte {b}") }, found.escape_default_ascii_controls())]
@@ -242,6 +267,8 @@ pub struct RecordError {
     pub found: String,
     /// What the reader expected instead.
     pub expected: String,
+    /// Malformed record, or a problem position (counted apart by `games`).
+    pub kind: ErrorKind,
 }
 
 /// Shows record text as written (kanji and full-width spaces stay readable),
@@ -277,7 +304,32 @@ impl RecordError {
             location: Location::Line(line),
             found: found.into(),
             expected: expected.into(),
+            kind: ErrorKind::Malformed,
         }
+    }
+
+    /// A start position without both kings, at a 1-based line: `missing`
+    /// names the side without a king.
+    pub fn problem_position(
+        path: &Path,
+        line: usize,
+        found: impl Into<String>,
+        missing: &str,
+    ) -> Self {
+        Self {
+            kind: ErrorKind::ProblemPosition,
+            ..Self::at_line(
+                path,
+                line,
+                found,
+                format!("two kings ({ONE_KING}: {missing})"),
+            )
+        }
+    }
+
+    /// True when the game is a problem position (one king), not a malformed record.
+    pub fn is_problem_position(&self) -> bool {
+        self.kind == ErrorKind::ProblemPosition
     }
 
     /// An error at a byte offset of a binary file.
@@ -292,7 +344,29 @@ impl RecordError {
             location: Location::Byte(offset),
             found: found.into(),
             expected: expected.into(),
+            kind: ErrorKind::Malformed,
         }
+    }
+}
+
+/// The side(s) without a king on `squares` (indexed like
+/// [`crate::shogi::square_index`]), as words for [`RecordError::problem_position`];
+/// `None` when both kings stand.
+pub fn missing_kings(
+    squares: &[Option<(crate::shogi::Color, crate::shogi::Piece)>; 81],
+) -> Option<&'static str> {
+    use crate::shogi::{Color, Piece};
+    let has = |c: Color| {
+        squares
+            .iter()
+            .flatten()
+            .any(|&(color, p)| color == c && p == Piece::King)
+    };
+    match (has(Color::Black), has(Color::White)) {
+        (true, true) => None,
+        (true, false) => Some("no white king"),
+        (false, true) => Some("no black king"),
+        (false, false) => Some("no king at all"),
     }
 }
 
@@ -336,6 +410,7 @@ pub fn detect_format(path: &Path, bytes: &[u8]) -> Option<Format> {
             Some(Format::Kisen)
         }
         Some("kif") | Some("kifu") => Some(Format::Kif),
+        Some("ki2") | Some("ki2u") => Some(Format::Ki2),
         Some("usi") | Some("sfen") => Some(Format::Usi),
         _ if looks_binary => None,
         _ => sniff_text(&decode_text(bytes)),
@@ -354,6 +429,9 @@ fn sniff_text(text: &str) -> Option<Format> {
             || line.starts_with("position ")
         {
             return Some(Format::Usi);
+        }
+        if line.starts_with(['▲', '△', '☗', '☖']) {
+            return Some(Format::Ki2);
         }
         if line.starts_with("手合割")
             || line.starts_with("開始日時")
@@ -397,6 +475,7 @@ pub fn read_file(path: &Path) -> FileGames {
     let games = match format {
         Some(Format::Csa) => csa::read(&decode_text(&bytes), path),
         Some(Format::Kif) => kif::read(&decode_text(&bytes), path),
+        Some(Format::Ki2) => ki2::read(&decode_text(&bytes), path),
         Some(Format::Usi) => usi::read(&decode_text(&bytes), path),
         Some(Format::Kisen) => {
             let idx = std::fs::read(path.with_extension("idx")).ok();
@@ -406,7 +485,7 @@ pub fn read_file(path: &Path) -> FileGames {
             path,
             1,
             String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned(),
-            "a CSA, KIF, USI or Kisen game record",
+            "a CSA, KIF, KI2, USI or Kisen game record",
         ))],
     };
     FileGames {
@@ -455,6 +534,6 @@ fn is_record_name(p: &Path) -> bool {
         .map(|e| e.to_ascii_lowercase());
     matches!(
         ext.as_deref(),
-        Some("csa" | "kif" | "kifu" | "kis" | "kisen" | "usi" | "sfen")
+        Some("csa" | "kif" | "kifu" | "ki2" | "ki2u" | "kis" | "kisen" | "usi" | "sfen")
     )
 }

@@ -32,6 +32,14 @@ fn read_line(line: &str, n: usize, path: &Path, index: usize) -> Result<Game, Re
         Some("sfen") => {
             let fields: Vec<&str> = words.by_ref().take_while(|w| *w != "moves").collect();
             let sfen = fields.join(" ");
+            if let Some(missing) = missing_king_in_sfen(fields.first().copied().unwrap_or("")) {
+                return Err(RecordError::problem_position(
+                    path,
+                    n,
+                    sfen.as_str(),
+                    missing,
+                ));
+            }
             let pos = Position::from_sfen(&sfen).map_err(|e| {
                 RecordError::at_line(path, n, sfen.as_str(), format!("a valid SFEN ({e})"))
             })?;
@@ -57,6 +65,19 @@ fn read_line(line: &str, n: usize, path: &Path, index: usize) -> Result<Game, Re
             other,
             "\"moves\" or the end of the line after startpos",
         )),
+    }
+}
+
+/// The side(s) without a king in an SFEN board field, as [`super::missing_kings`] words.
+fn missing_king_in_sfen(board: &str) -> Option<&'static str> {
+    if board.matches('/').count() != 8 {
+        return None; // not a board: from_sfen says what is wrong
+    }
+    match (board.contains('K'), board.contains('k')) {
+        (true, true) => None,
+        (true, false) => Some("no white king"),
+        (false, true) => Some("no black king"),
+        (false, false) => Some("no king at all"),
     }
 }
 
@@ -171,5 +192,18 @@ mod tests {
                 "t.sfen:line 6: found \"7g7f\", expected \"moves\" or the end of the line after startpos",
             ]
         );
+    }
+
+    #[test]
+    fn one_king_sfen_is_a_problem_position() {
+        let games = read(
+            "sfen 8k/9/7P1/9/9/9/9/9/9 b G 1 moves G*1b\n",
+            Path::new("t.sfen"),
+        );
+        let e = games[0].as_ref().unwrap_err();
+        assert!(e.is_problem_position());
+        assert!(e.to_string().ends_with(
+            "expected two kings (one king: a problem position, not a game: no black king)"
+        ));
     }
 }
