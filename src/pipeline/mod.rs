@@ -4,6 +4,7 @@
 //! game, the feature set, label options, solver options, the number of rounds
 //! and what to evaluate.
 
+pub mod learn;
 pub mod recipe;
 pub mod run;
 pub mod split;

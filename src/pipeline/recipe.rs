@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// A whole recipe. Every table but `[inputs]` may be left out for its defaults.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Recipe {
     /// A line saying what the recipe is for.
@@ -32,10 +32,88 @@ pub struct Recipe {
     /// What is measured after each round.
     #[serde(default)]
     pub evaluate: Evaluate,
+    /// Which learner fits each round's model.
+    #[serde(default)]
+    pub learner: Learner,
+    /// A match against the material engine after each round.
+    #[serde(default, rename = "match")]
+    pub arena: Arena,
+}
+
+/// `[learner]`: `svr` (extract labelled siblings, then the `[solver]`) or
+/// `positions` (the Texel / elmo learner on the games' positions, scored by a
+/// search: `docs/positions-learner.md`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Learner {
+    /// `svr` or `positions`.
+    #[serde(default = "default_method")]
+    pub method: String,
+    /// Positions: plies of full-width search behind each teacher score.
+    #[serde(default = "two")]
+    pub teacher_depth: u32,
+    /// Positions: weight of the game result in the target (0..1).
+    #[serde(default = "default_result_weight")]
+    pub result_weight: f64,
+    /// Positions: centipawns per unit of the logistic.
+    #[serde(default = "default_eval_k")]
+    pub eval_k: f64,
+    /// Positions: ½μ‖w − prior‖² per position.
+    #[serde(default = "default_mu")]
+    pub mu: f64,
+    /// Positions: Adam step, centipawns.
+    #[serde(default = "default_rate")]
+    pub rate: f64,
+    /// Positions: passes over the positions.
+    #[serde(default = "default_epochs")]
+    pub epochs: usize,
+    /// Positions: positions per step.
+    #[serde(default = "default_batch")]
+    pub batch: usize,
+    /// Positions: positions before this ply are not used.
+    #[serde(default = "default_skip_plies")]
+    pub skip_plies: usize,
+    /// Positions: `material` (the piece values), or `previous` (the previous round's model; material in round 1).
+    #[serde(default = "default_prior")]
+    pub prior: String,
+    /// Positions: keep the `material` part at the prior.
+    #[serde(default = "yes")]
+    pub anchor_material: bool,
+    /// Positions: `material` teaches every round, or `previous` (the previous round's model; material in round 1).
+    #[serde(default = "default_prior")]
+    pub teacher: String,
+}
+
+impl Default for Learner {
+    fn default() -> Self {
+        toml::from_str("").expect("every key has a default")
+    }
+}
+
+/// `[match]`: after each round, the model plays the material engine.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Arena {
+    /// Games (0: no match); openings are played in pairs, colours swapped.
+    #[serde(default)]
+    pub games: usize,
+    /// Search depth of both engines.
+    #[serde(default = "two")]
+    pub depth: u32,
+    /// Opening lines (`startpos moves ...`), relative to the recipe's folder;
+    /// empty: the bundled test openings `fixtures/openings/match.sfen`.
+    #[serde(default)]
+    pub openings: Option<PathBuf>,
+}
+
+impl Default for Arena {
+    fn default() -> Self {
+        toml::from_str("").expect("every key has a default")
+    }
 }
 
 /// `[inputs]`: game-record files or folders, relative to the recipe file's folder.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Inputs {
     /// Files or folders (searched recursively).
@@ -46,7 +124,7 @@ pub struct Inputs {
 }
 
 /// `[split]`: a deterministic held-out part, chosen by game.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Split {
     /// Fraction of games held out (0 ≤ f < 1).
@@ -58,7 +136,7 @@ pub struct Split {
 }
 
 /// `[features]`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Features {
     /// Feature-set name, sets joined by commas (`relation`, `relation,material`).
@@ -67,7 +145,7 @@ pub struct Features {
 }
 
 /// `[labels]`: the Mecha-Joshi label rule's options.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Labels {
     /// How far the game move stands above every other sibling, in centipawns.
@@ -91,7 +169,7 @@ pub struct Labels {
 }
 
 /// `[solver]`: L2-regularized L2-loss SVR (liblinear `-s 11` / `-s 12`) or dense.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Solver {
     /// `primal` (trust-region Newton), `dual` (coordinate descent) or `dense` (linfa-linear).
@@ -116,7 +194,7 @@ pub struct Solver {
 }
 
 /// `[evaluate]`: held-out agreement after each round.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Evaluate {
     /// Rank moves by a search of this depth (1: the evaluator on each sibling).
@@ -129,6 +207,36 @@ pub struct Evaluate {
 
 fn one() -> u32 {
     1
+}
+fn two() -> u32 {
+    2
+}
+fn default_method() -> String {
+    "svr".into()
+}
+fn default_result_weight() -> f64 {
+    0.33
+}
+fn default_eval_k() -> f64 {
+    600.0
+}
+fn default_mu() -> f64 {
+    1e-6
+}
+fn default_rate() -> f64 {
+    1.0
+}
+fn default_epochs() -> usize {
+    10
+}
+fn default_batch() -> usize {
+    4096
+}
+fn default_skip_plies() -> usize {
+    16
+}
+fn default_prior() -> String {
+    "material".into()
 }
 fn yes() -> bool {
     true
@@ -222,6 +330,11 @@ impl Recipe {
                 *p = base.join(&*p);
             }
         }
+        if let Some(p) = &mut recipe.arena.openings {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        }
         Ok(recipe)
     }
 
@@ -303,6 +416,42 @@ impl Recipe {
         }
         if self.rounds == 0 {
             return Err(bad("rounds", "0".into(), "at least 1 round"));
+        }
+        let l = &self.learner;
+        if !["svr", "positions"].contains(&l.method.as_str()) {
+            return Err(bad("learner.method", l.method.clone(), "svr or positions"));
+        }
+        for (key, value) in [("learner.prior", &l.prior), ("learner.teacher", &l.teacher)] {
+            if !["material", "previous"].contains(&value.as_str()) {
+                return Err(bad(key, value.clone(), "material or previous"));
+            }
+        }
+        if l.teacher_depth > 6 {
+            return Err(bad(
+                "learner.teacher_depth",
+                l.teacher_depth.to_string(),
+                "a depth from 0 to 6",
+            ));
+        }
+        let params = crate::train::positions::PositionsParams {
+            epochs: l.epochs,
+            batch: l.batch,
+            rate: l.rate,
+            lambda: l.result_weight,
+            eval_k: l.eval_k,
+            mu: l.mu,
+            anchor_material: l.anchor_material,
+            seed: 1,
+        };
+        if let Err(e) = params.check() {
+            return Err(bad("learner", e.to_string(), "valid [learner] parameters"));
+        }
+        if self.arena.games > 0 && !(1..=6).contains(&self.arena.depth) {
+            return Err(bad(
+                "match.depth",
+                self.arena.depth.to_string(),
+                "a depth from 1 to 6",
+            ));
         }
         if self.labels.depth == 0 || self.evaluate.depth == 0 {
             return Err(bad(

@@ -81,14 +81,14 @@ pub enum PipelineError {
     Other(String),
 }
 
-fn io_at(path: &Path) -> impl FnOnce(io::Error) -> PipelineError + '_ {
+pub(crate) fn io_at(path: &Path) -> impl FnOnce(io::Error) -> PipelineError + '_ {
     move |source| PipelineError::Io {
         path: path.to_path_buf(),
         source,
     }
 }
 
-fn other(e: impl std::fmt::Display) -> PipelineError {
+pub(crate) fn other(e: impl std::fmt::Display) -> PipelineError {
     PipelineError::Other(e.to_string())
 }
 
@@ -281,101 +281,140 @@ pub fn run(
         let mut figures = Figures::load(&dir);
         let model_path = dir.join("model.txt");
 
-        // Extract (resumes per game; fast when every game is done).
-        let extract_dir = dir.join("extract");
-        let labeller = if round == 1 {
-            "material".to_string()
+        if recipe.learner.method == "positions" {
+            if model_path.exists() && figures.fit.is_some() {
+                observer.line(&format!(
+                    "round {round} positions: done earlier ({})",
+                    model_path.display()
+                ));
+            } else {
+                let train: Vec<Game> = games
+                    .train
+                    .iter()
+                    .filter_map(|j| j.game.as_ref().ok().cloned())
+                    .collect();
+                let previous = (round > 1).then(|| out.join(model_name(round - 1)));
+                let step = super::learn::positions_round(
+                    recipe,
+                    &features,
+                    &train,
+                    &games.heldout,
+                    previous.as_deref(),
+                    &model_path,
+                    &observer,
+                )?;
+                observer.line(&format!(
+                    "round {round} positions: {} positions scored by {} at depth {} in {:.1}s; fit {} epochs, cross-entropy {:.5}, {:.1}s -> {}",
+                    step.extract.rows,
+                    step.extract.labeller,
+                    recipe.learner.teacher_depth,
+                    step.extract.seconds,
+                    step.fit.iterations,
+                    step.fit.objective,
+                    step.fit.seconds,
+                    model_path.display()
+                ));
+                figures.extract = Some(step.extract);
+                figures.fit = Some(step.fit);
+                figures.save(&dir)?;
+            }
         } else {
-            model_name(round - 1)
-        };
-        let start = Instant::now();
-        observer.extract_start(round, games.train.len());
-        let on_game = |r: &GameReport, resumed: bool| observer.extract_game(r, resumed);
-        let summary = if round == 1 {
-            extract::run(
-                &games.train,
-                &extract_dir,
-                &features,
-                &Material,
-                &options,
-                on_game,
-            )
-        } else {
-            let mut eval = load_linear(&out.join(&labeller)).map_err(other)?;
-            eval.scale = recipe.labels.scale as f32;
-            extract::run(
-                &games.train,
-                &extract_dir,
-                &features,
-                &eval,
-                &options,
-                on_game,
-            )
-        }
-        .map_err(io_at(&extract_dir))?;
-        observer.extract_end();
-        let failed: Vec<&GameReport> = summary.reports.iter().filter(|r| !r.is_ok()).collect();
-        if let Some(r) = failed.first() {
-            return Err(PipelineError::Other(format!(
-                "round {round}: {} game(s) failed to extract, first {}: {}",
-                failed.len(),
-                r.source,
-                r.status
-            )));
-        }
-        let rows: u64 = summary.reports.iter().map(|r| r.rows).sum();
-        let nonzeros: u64 = summary.reports.iter().map(|r| r.nonzeros).sum();
-        let fresh = summary.resumed < summary.reports.len();
-        let extract_figures = ExtractFigures {
-            labeller: labeller.clone(),
-            train_games: games.train.len(),
-            heldout_games: games.heldout.len(),
-            rows,
-            nonzeros,
-            seconds: match (&figures.extract, fresh) {
-                (Some(old), false) => old.seconds,
-                _ => start.elapsed().as_secs_f64(),
-            },
-        };
-        if figures.extract.as_ref() != Some(&extract_figures) {
-            figures.extract = Some(extract_figures.clone());
-            figures.save(&dir)?;
-        }
-        observer.line(&format!(
+            // Extract (resumes per game; fast when every game is done).
+            let extract_dir = dir.join("extract");
+            let labeller = if round == 1 {
+                "material".to_string()
+            } else {
+                model_name(round - 1)
+            };
+            let start = Instant::now();
+            observer.extract_start(round, games.train.len());
+            let on_game = |r: &GameReport, resumed: bool| observer.extract_game(r, resumed);
+            let summary = if round == 1 {
+                extract::run(
+                    &games.train,
+                    &extract_dir,
+                    &features,
+                    &Material,
+                    &options,
+                    on_game,
+                )
+            } else {
+                let mut eval = load_linear(&out.join(&labeller)).map_err(other)?;
+                eval.scale = recipe.labels.scale as f32;
+                extract::run(
+                    &games.train,
+                    &extract_dir,
+                    &features,
+                    &eval,
+                    &options,
+                    on_game,
+                )
+            }
+            .map_err(io_at(&extract_dir))?;
+            observer.extract_end();
+            let failed: Vec<&GameReport> = summary.reports.iter().filter(|r| !r.is_ok()).collect();
+            if let Some(r) = failed.first() {
+                return Err(PipelineError::Other(format!(
+                    "round {round}: {} game(s) failed to extract, first {}: {}",
+                    failed.len(),
+                    r.source,
+                    r.status
+                )));
+            }
+            let rows: u64 = summary.reports.iter().map(|r| r.rows).sum();
+            let nonzeros: u64 = summary.reports.iter().map(|r| r.nonzeros).sum();
+            let fresh = summary.resumed < summary.reports.len();
+            let extract_figures = ExtractFigures {
+                labeller: labeller.clone(),
+                train_games: games.train.len(),
+                heldout_games: games.heldout.len(),
+                rows,
+                nonzeros,
+                seconds: match (&figures.extract, fresh) {
+                    (Some(old), false) => old.seconds,
+                    _ => start.elapsed().as_secs_f64(),
+                },
+            };
+            if figures.extract.as_ref() != Some(&extract_figures) {
+                figures.extract = Some(extract_figures.clone());
+                figures.save(&dir)?;
+            }
+            observer.line(&format!(
             "round {round} extract: {} games ({} resumed), {rows} rows, {nonzeros} nonzeros, labeller {labeller}, {:.1}s",
             summary.reports.len(),
             summary.resumed,
             extract_figures.seconds
         ));
 
-        // Fit.
-        if model_path.exists() && figures.fit.is_some() {
-            observer.line(&format!(
-                "round {round} fit: done earlier ({})",
-                model_path.display()
-            ));
-        } else {
-            let svm: Vec<PathBuf> = summary
-                .reports
-                .iter()
-                .map(|r| extract_dir.join(format!("{}.svm", r.game)))
-                .collect();
-            let fit = fit(
-                recipe,
-                &features,
-                &svm,
-                &model_path,
-                &dir,
-                &mut figures,
-                &observer,
-            )?;
-            observer.line(&format!(
-                "round {round} fit: objective {:.6e}, {} iterations, {:.1}s -> {}",
-                fit.objective,
-                fit.iterations,
-                fit.seconds,
-                model_path.display()
-            ));
+            // Fit.
+            if model_path.exists() && figures.fit.is_some() {
+                observer.line(&format!(
+                    "round {round} fit: done earlier ({})",
+                    model_path.display()
+                ));
+            } else {
+                let svm: Vec<PathBuf> = summary
+                    .reports
+                    .iter()
+                    .map(|r| extract_dir.join(format!("{}.svm", r.game)))
+                    .collect();
+                let fit = fit(
+                    recipe,
+                    &features,
+                    &svm,
+                    &model_path,
+                    &dir,
+                    &mut figures,
+                    &observer,
+                )?;
+                observer.line(&format!(
+                    "round {round} fit: objective {:.6e}, {} iterations, {:.1}s -> {}",
+                    fit.objective,
+                    fit.iterations,
+                    fit.seconds,
+                    model_path.display()
+                ));
+            }
         }
 
         // Evaluate on the held-out games.
