@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::shogi::{Move, Position};
 
 pub mod csa;
+pub mod csa_writer;
 pub mod kif;
 pub mod kisen;
 pub mod usi;

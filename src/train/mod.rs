@@ -29,7 +29,7 @@ pub mod dual;
 pub mod isotonic;
 pub mod objective;
 pub mod ranking;
-mod rng;
+pub(crate) mod rng;
 pub mod streaming;
 pub mod tron;
 
