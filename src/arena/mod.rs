@@ -342,7 +342,7 @@ pub fn play_game<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
     cfg: &MatchConfig,
     tables: &mut [TranspositionTable; 2],
 ) -> GameOutcome {
-    let a_color = if game % 2 == 0 {
+    let a_color = if game.is_multiple_of(2) {
         Color::Black
     } else {
         Color::White

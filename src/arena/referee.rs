@@ -188,7 +188,7 @@ fn perpetual_checker(span: &[PathEntry], to_move: Color) -> Option<Color> {
     let all_checks = |mover: Color| {
         (1..=last)
             .filter(|&k| {
-                let by_last_mover = (last - k) % 2 == 0;
+                let by_last_mover = (last - k).is_multiple_of(2);
                 (if by_last_mover { !to_move } else { to_move }) == mover
             })
             .all(|k| span[k].in_check)

@@ -150,7 +150,7 @@ pub fn run(args: Args) -> CliResult {
     let report = run_match(&a, &b, &openings, &cfg, |g| {
         tally.add(g.score_a());
         if args.verbose {
-            bar.println(format!(
+            let line = format!(
                 "game {:4} line {:5} A {:5} {:4} {:15} {:3} plies",
                 g.game,
                 g.opening_line,
@@ -162,7 +162,9 @@ pub fn run(args: Args) -> CliResult {
                 g.result_a(),
                 g.end.name(),
                 g.plies()
-            ));
+            );
+            // println on a hidden bar (stderr not a terminal) prints nothing.
+            bar.suspend(|| eprintln!("{line}"));
         }
         bar.set_message(format!(
             "+{} -{} ={} score {:.3}",

@@ -242,8 +242,8 @@ mod tests {
         ] {
             game.ending = ending.clone();
             let text = to_csa(&game, &[]);
-            assert!(text.contains("\nP1-FU * * * -FU-FU * -FU * \n"), "{text}");
-            assert!(text.contains("\nP2 * +NG * -FU * * -OU * -KY\n"), "{text}");
+            assert!(text.contains("\nP1-FU *  *  * -FU-FU * -FU * \n"), "{text}");
+            assert!(text.contains("\nP2 * +NG * -FU *  * -OU * -KY\n"), "{text}");
             assert!(text.contains("\nP+00KE\n"), "{text}");
             assert!(
                 text.contains("\nP-00GI00KE00FU00FU00FU00FU00FU\n-\n"),
