@@ -27,6 +27,7 @@
 //! assert!(row.iter().all(|&(_, code)| (1.0..=10.0).contains(&code))); // attack codes
 //! ```
 
+pub mod arena;
 pub mod engine;
 pub mod eval;
 pub mod extract;

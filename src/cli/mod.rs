@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod arena;
 mod evaluate;
 mod extract;
 mod fit;
@@ -47,6 +48,8 @@ enum Command {
     Pipeline(pipeline::Args),
     /// Print a 9x9 table of relation weights of a piece around the own king.
     Weights(weights::Args),
+    /// Play a match between two evaluators (W/L/D, Elo, SPRT; CSA records).
+    Match(arena::Args),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -62,6 +65,7 @@ pub fn run() -> ExitCode {
         Command::Extract(args) => extract::run(args),
         Command::Pipeline(args) => pipeline::run(args),
         Command::Weights(args) => weights::run(args),
+        Command::Match(args) => arena::run(args),
     };
     match result {
         Ok(code) => code,

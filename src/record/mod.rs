@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::shogi::{Move, Position};
 
 pub mod csa;
+pub mod csa_writer;
 pub mod ki2;
 pub mod ki2_writer;
 pub mod kif;

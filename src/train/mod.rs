@@ -30,7 +30,7 @@ pub mod isotonic;
 pub mod objective;
 pub mod positions;
 pub mod ranking;
-mod rng;
+pub(crate) mod rng;
 pub mod streaming;
 pub mod tron;
 

@@ -1,0 +1,130 @@
+//! Opening lines: where each game of a match starts.
+
+use std::path::Path;
+
+use crate::record::{usi, Location, RecordError};
+use crate::shogi::{Move, Position};
+
+/// The bundled test openings, `fixtures/openings/match.sfen`: the last 600
+/// lines (10232–10831) of the floodgate-2016 opening set. Training and
+/// position generation use only lines 1–10231, so these positions are never
+/// learned from.
+const MATCH_OPENINGS: &str = include_str!("../../fixtures/openings/match.sfen");
+
+/// Name under which the bundled openings are reported.
+pub const DEFAULT_OPENINGS_NAME: &str = "fixtures/openings/match.sfen";
+
+/// A start position and the moves played from it before the players take over.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opening {
+    /// 1-based line of the opening in its file (0 when not read from a file).
+    pub line: usize,
+    /// The start position (usually the even-game start).
+    pub start: Position,
+    /// The opening moves, each legal where it is played.
+    pub moves: Vec<Move>,
+}
+
+impl Opening {
+    /// The position after the opening moves.
+    pub fn position(&self) -> Position {
+        let mut pos = self.start.clone();
+        for &mv in &self.moves {
+            pos.play_unchecked(mv);
+        }
+        pos
+    }
+}
+
+/// Reads USI position lines (`startpos moves ...`, `sfen ... moves ...`, with or
+/// without `position `; blank and `#` lines skipped), one opening a line.
+/// The first bad line is an error naming `path` and the line.
+pub fn read_openings(text: &str, path: &Path) -> Result<Vec<Opening>, RecordError> {
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let game = usi::read(line, path)
+            .pop()
+            .ok_or_else(|| RecordError::at_line(path, i + 1, line, "a USI position line"))?;
+        let game = game.map_err(|mut e| {
+            e.location = Location::Line(i + 1);
+            e
+        })?;
+        out.push(Opening {
+            line: i + 1,
+            start: game.start,
+            moves: game.moves,
+        });
+    }
+    if out.is_empty() {
+        return Err(RecordError::at_line(
+            path,
+            1,
+            "no opening line",
+            "at least one USI position line",
+        ));
+    }
+    Ok(out)
+}
+
+/// The bundled test openings ([`DEFAULT_OPENINGS_NAME`]), 600 lines.
+pub fn default_openings() -> Vec<Opening> {
+    read_openings(MATCH_OPENINGS, Path::new(DEFAULT_OPENINGS_NAME))
+        .expect("the bundled openings are valid")
+}
+
+/// The openings a match uses, in order: with a `seed`, `openings` shuffled by
+/// that seed (SplitMix64, Fisher–Yates), otherwise in file order; then the
+/// first `skip` dropped (wrapping around, so every line stays available).
+pub fn select_openings(mut openings: Vec<Opening>, skip: usize, seed: Option<u64>) -> Vec<Opening> {
+    if let Some(seed) = seed {
+        crate::train::rng::SplitMix64(seed).shuffle(&mut openings);
+    }
+    if !openings.is_empty() {
+        let k = skip % openings.len();
+        openings.rotate_left(k);
+    }
+    openings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_openings_are_600_distinct_lines_of_24_plies() {
+        let openings = default_openings();
+        assert_eq!(openings.len(), 600);
+        assert!(openings.iter().all(|o| o.moves.len() == 24));
+        let mut finals: Vec<u64> = openings.iter().map(|o| o.position().hash()).collect();
+        finals.sort_unstable();
+        finals.dedup();
+        assert_eq!(finals.len(), 600);
+    }
+
+    #[test]
+    fn selection_is_a_seeded_rotation_of_the_same_lines() {
+        let openings = default_openings();
+        let skipped = select_openings(openings.clone(), 3, None);
+        assert_eq!(skipped[0].line, 4);
+        assert_eq!(skipped[599].line, 3);
+        let a = select_openings(openings.clone(), 0, Some(7));
+        let b = select_openings(openings.clone(), 0, Some(7));
+        let c = select_openings(openings.clone(), 0, Some(8));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let mut lines: Vec<usize> = a.iter().map(|o| o.line).collect();
+        lines.sort_unstable();
+        assert_eq!(lines, (1..=600).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_bad_line_names_its_line() {
+        let text = "startpos moves 7g7f\n\n# note\nstartpos moves 7g7f 7g7f\n";
+        let e = read_openings(text, Path::new("o.sfen")).unwrap_err();
+        assert_eq!(e.location, Location::Line(4), "{e}");
+    }
+}

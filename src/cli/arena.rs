@@ -1,0 +1,194 @@
+//! `kifulearn match --engine-a A --engine-b B [--depth D | --nodes N] ...`: an
+//! in-process match between two evaluators (`docs/arena.md`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use kifulearn::arena::files::{summary_text, MatchFiles};
+use kifulearn::arena::openings::DEFAULT_OPENINGS_NAME;
+use kifulearn::arena::{
+    default_openings, read_openings, run_match, select_openings, MatchConfig, SprtConfig, Tally,
+};
+use kifulearn::eval::{load_evaluator, EvalChoice};
+
+use super::CliResult;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Evaluator A: a model file, or `material`. Results are from A's view.
+    #[arg(long)]
+    engine_a: String,
+    /// Evaluator B: a model file, or `material`.
+    #[arg(long)]
+    engine_b: String,
+    /// Search depth of both sides (default 2 when --nodes is not given either).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Node limit per move of both sides (deterministic: counted, not timed).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Games to play; each opening is played twice, colours swapped.
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// Opening lines (`startpos moves ...` / `sfen ... moves ...`, one a line).
+    /// Default: the bundled TEST openings, fixtures/openings/match.sfen (lines
+    /// 10232–10831 of the floodgate-2016 set; training and generation use only
+    /// lines 1–10231).
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Start at this opening line (counting after the --seed shuffle), wrapping around.
+    #[arg(long, default_value_t = 0)]
+    openings_skip: usize,
+    /// Shuffle the openings with this seed (default: file order).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Threads playing games (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Plies from the start position (opening included) after which a game is drawn.
+    #[arg(long, default_value_t = 320)]
+    max_plies: usize,
+    /// Megabytes of each side's transposition table.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// SPRT: Elo of H0 (with --elo1; stops the match when the test decides).
+    #[arg(long, requires = "elo1", allow_hyphen_values = true)]
+    elo0: Option<f64>,
+    /// SPRT: Elo of H1.
+    #[arg(long, requires = "elo0", allow_hyphen_values = true)]
+    elo1: Option<f64>,
+    /// SPRT: type I error rate.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// SPRT: type II error rate.
+    #[arg(long, default_value_t = 0.05)]
+    beta: f64,
+    /// Write DIR/games/NNNN.csa, DIR/results.csv and DIR/summary.txt.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(short, long)]
+    quiet: bool,
+    /// One line per game on stderr.
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
+}
+
+pub fn run(args: Args) -> CliResult {
+    if args.games == 0 {
+        return Err("--games 0: expected at least 1".into());
+    }
+    if args.jobs == Some(0) {
+        return Err("--jobs 0: expected at least 1".into());
+    }
+    if args.depth == Some(0) {
+        return Err("--depth 0: expected at least 1".into());
+    }
+    let sprt = match (args.elo0, args.elo1) {
+        (Some(elo0), Some(elo1)) => {
+            if elo0 >= elo1 {
+                return Err(format!("--elo0 {elo0} --elo1 {elo1}: expected elo0 < elo1").into());
+            }
+            for (name, v) in [("--alpha", args.alpha), ("--beta", args.beta)] {
+                if !(v > 0.0 && v < 0.5) {
+                    return Err(format!("{name} {v}: expected a rate in (0, 0.5)").into());
+                }
+            }
+            Some(SprtConfig {
+                elo0,
+                elo1,
+                alpha: args.alpha,
+                beta: args.beta,
+            })
+        }
+        _ => None,
+    };
+    let choice_a = EvalChoice::parse(&args.engine_a);
+    let choice_b = EvalChoice::parse(&args.engine_b);
+    let a = load_evaluator(&choice_a)?;
+    let b = load_evaluator(&choice_b)?;
+    let (a_name, b_name) = (choice_a.name(), choice_b.name());
+    let (openings, openings_name) = match &args.openings {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            (read_openings(&text, path)?, path.display().to_string())
+        }
+        None => (default_openings(), DEFAULT_OPENINGS_NAME.to_string()),
+    };
+    let openings = select_openings(openings, args.openings_skip, args.seed);
+    let cfg = MatchConfig {
+        depth: args.depth,
+        nodes: args.nodes,
+        games: args.games,
+        max_plies: args.max_plies,
+        jobs: args.jobs.unwrap_or(0),
+        hash_mb: args.hash.max(1),
+        sprt,
+    };
+    let mut files = match &args.out {
+        Some(dir) => Some(
+            MatchFiles::create(dir, &a_name, &b_name)
+                .map_err(|e| format!("{}: {e}", dir.display()))?,
+        ),
+        None => None,
+    };
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(args.games as u64);
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} {elapsed}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    };
+    let mut tally = Tally::default();
+    let mut write_error = None;
+    let report = run_match(&a, &b, &openings, &cfg, |g| {
+        tally.add(g.score_a());
+        if args.verbose {
+            let line = format!(
+                "game {:4} line {:5} A {:5} {:4} {:15} {:3} plies",
+                g.game,
+                g.opening_line,
+                if g.a_color == kifulearn::shogi::Color::Black {
+                    "black"
+                } else {
+                    "white"
+                },
+                g.result_a(),
+                g.end.name(),
+                g.plies()
+            );
+            // println on a hidden bar (stderr not a terminal) prints nothing.
+            bar.suspend(|| eprintln!("{line}"));
+        }
+        bar.set_message(format!(
+            "+{} -{} ={} score {:.3}",
+            tally.wins,
+            tally.losses,
+            tally.draws,
+            tally.score()
+        ));
+        bar.inc(1);
+        if let Some(f) = files.as_mut() {
+            if write_error.is_none() {
+                write_error = f.add(g).err();
+            }
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = write_error {
+        return Err(format!("writing the match files: {e}").into());
+    }
+    println!("{}", report.summary_line(&a_name, &b_name));
+    if let (Some(f), Some(dir)) = (files, &args.out) {
+        let summary = summary_text(&report, &a_name, &b_name, &cfg, &openings_name);
+        f.finish(&summary)
+            .map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
