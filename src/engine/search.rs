@@ -222,6 +222,7 @@ struct Entry {
 }
 
 /// Transposition table: one entry per slot, depth-preferred replacement.
+#[derive(Debug)]
 pub struct TranspositionTable {
     entries: Vec<Option<Entry>>,
     mask: usize,

@@ -102,6 +102,38 @@ pub struct Figures {
     pub fit: Option<FitFigures>,
     /// The evaluation step.
     pub evaluate: Option<EvaluateFigures>,
+    /// The match against material, when the recipe asks for one.
+    #[serde(default)]
+    pub arena: Option<MatchFigures>,
+}
+
+/// Figures of a round's match against the material engine (the model is A).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MatchFigures {
+    /// Search depth of both engines.
+    pub depth: u32,
+    /// Games won by the model.
+    pub wins: u32,
+    /// Games lost by the model.
+    pub losses: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Elo difference (model − material) and its 95% interval.
+    pub elo: f64,
+    /// Lower end of the 95% interval.
+    pub elo_low: f64,
+    /// Upper end of the 95% interval.
+    pub elo_high: f64,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+impl MatchFigures {
+    /// The model's score: (wins + draws / 2) / games.
+    pub fn score(&self) -> f64 {
+        let n = (self.wins + self.losses + self.draws).max(1) as f64;
+        (f64::from(self.wins) + f64::from(self.draws) / 2.0) / n
+    }
 }
 
 /// Figures of a round's extraction.
@@ -461,6 +493,25 @@ pub fn run(
             ));
         }
 
+        // Match against material.
+        if recipe.arena.games > 0 && figures.arena.is_none() {
+            let m = play_material(recipe, &model_path, &dir)?;
+            observer.line(&format!(
+                "round {round} match vs material at depth {}: +{} -{} ={}, score {:.3}, Elo {:+.0} [{:+.0}, {:+.0}], {:.1}s",
+                m.depth,
+                m.wins,
+                m.losses,
+                m.draws,
+                m.score(),
+                m.elo,
+                m.elo_low,
+                m.elo_high,
+                m.seconds
+            ));
+            figures.arena = Some(m);
+            figures.save(&dir)?;
+        }
+
         // Weights.
         let weights_path = dir.join("weights.csv");
         if !weights_path.exists() {
@@ -493,6 +544,47 @@ pub fn run(
         rounds: recipe.rounds,
         final_model,
         final_bin,
+    })
+}
+
+/// Plays the round's model against the material engine (`[match]`); CSA
+/// records and `results.csv` go to `DIR/round-N/match/`.
+fn play_material(recipe: &Recipe, model: &Path, dir: &Path) -> Result<MatchFigures, PipelineError> {
+    use crate::arena::{default_openings, read_openings, run_match, MatchConfig};
+    let start = Instant::now();
+    let openings = match &recipe.arena.openings {
+        None => default_openings(),
+        Some(p) => {
+            let text = fs::read_to_string(p).map_err(io_at(p))?;
+            read_openings(&text, p).map_err(other)?
+        }
+    };
+    let eval = load_linear(model).map_err(other)?;
+    let cfg = MatchConfig {
+        depth: Some(recipe.arena.depth),
+        games: recipe.arena.games,
+        ..MatchConfig::default()
+    };
+    let report = run_match(&eval, &Material, &openings, &cfg, |_| {});
+    let match_dir = dir.join("match");
+    let mut files = crate::arena::files::MatchFiles::create(&match_dir, "model", "material")
+        .map_err(io_at(&match_dir))?;
+    for g in &report.games {
+        files.add(g).map_err(io_at(&match_dir))?;
+    }
+    files
+        .finish(&report.summary_line("model", "material"))
+        .map_err(io_at(&match_dir))?;
+    let (low, high) = report.elo_interval95();
+    Ok(MatchFigures {
+        depth: recipe.arena.depth,
+        wins: report.wins as u32,
+        losses: report.losses as u32,
+        draws: report.draws as u32,
+        elo: report.elo(),
+        elo_low: low,
+        elo_high: high,
+        seconds: start.elapsed().as_secs_f64(),
     })
 }
 
@@ -664,12 +756,19 @@ pub fn write_rounds(out: &Path, last: u32) -> Result<(), PipelineError> {
         "material_top1",
         "material_top3",
         "material_top5",
+        "match_depth",
+        "match_games",
+        "match_score",
+        "match_elo",
+        "match_elo_low",
+        "match_elo_high",
     ])
     .map_err(other)?;
     for round in 1..=last {
         let dir = out.join(format!("round-{round}"));
         let f = Figures::load(&dir);
-        let (Some(e), Some(fit), Some(ev)) = (f.extract, f.fit, f.evaluate) else {
+        let (Some(e), Some(fit), Some(ev)) = (f.extract.clone(), f.fit.clone(), f.evaluate.clone())
+        else {
             return Err(PipelineError::Other(format!(
                 "{}: a step's figures are missing",
                 Figures::path(&dir).display()
@@ -699,6 +798,17 @@ pub fn write_rounds(out: &Path, last: u32) -> Result<(), PipelineError> {
         ];
         row.extend(m);
         row.extend(b);
+        match &f.arena {
+            Some(a) => row.extend([
+                a.depth.to_string(),
+                (a.wins + a.losses + a.draws).to_string(),
+                format!("{:.4}", a.score()),
+                format!("{:.1}", a.elo),
+                format!("{:.1}", a.elo_low),
+                format!("{:.1}", a.elo_high),
+            ]),
+            None => row.extend(std::iter::repeat_n(String::new(), 6)),
+        }
         w.write_record(&row).map_err(other)?;
     }
     let bytes = w.into_inner().map_err(other)?;

@@ -93,6 +93,9 @@ pub struct RankingValidParams {
     seed: u64,
     skip_opening: usize,
     max_plies: Option<usize>,
+    prior: Option<Vec<f32>>,
+    frozen: Option<std::ops::Range<usize>>,
+    leaf: bool,
 }
 
 impl RankingValidParams {
@@ -132,6 +135,14 @@ impl RankingValidParams {
     pub fn max_plies(&self) -> Option<usize> {
         self.max_plies
     }
+    /// True when siblings are compared at their quiescence leaves.
+    pub fn leaf(&self) -> bool {
+        self.leaf
+    }
+    /// True when a prior is set.
+    pub fn has_prior(&self) -> bool {
+        self.prior.is_some()
+    }
 }
 
 /// Unchecked hyper-parameters: a builder; [`ParamGuard::check`] validates.
@@ -150,6 +161,9 @@ impl Default for RankingParams {
             seed: 1,
             skip_opening: 0,
             max_plies: None,
+            prior: None,
+            frozen: None,
+            leaf: false,
         })
     }
 }
@@ -204,6 +218,25 @@ impl RankingParams {
         self.0.max_plies = n;
         self
     }
+    /// Starts from `w0` (model units, one weight per index) and regularizes
+    /// `λ‖w − w0‖²` instead of `λ‖w‖²`, so the fit stays near a known evaluation.
+    pub fn prior(mut self, w0: Vec<f32>) -> Self {
+        self.0.prior = Some(w0);
+        self
+    }
+    /// Keeps the weights of these (0-based) indices at their start (the anchored
+    /// piece values of the `material` part).
+    pub fn frozen(mut self, range: std::ops::Range<usize>) -> Self {
+        self.0.frozen = Some(range);
+        self
+    }
+    /// Compares the ends of each sibling's quiescence line (material captures
+    /// searched with stand-pat), as Bonanza compares PV leaves, instead of the
+    /// raw siblings.
+    pub fn leaf(mut self, yes: bool) -> Self {
+        self.0.leaf = yes;
+        self
+    }
 }
 
 impl ParamGuard for RankingParams {
@@ -238,6 +271,14 @@ impl ParamGuard for RankingParams {
         }
         if p.max_plies == Some(0) {
             return bad("max_plies must be at least 1, got 0".into());
+        }
+        if let (Some(w0), Some(r)) = (&p.prior, &p.frozen) {
+            if r.end > w0.len() {
+                return bad(format!(
+                    "frozen range {r:?} beyond the prior's {} weights",
+                    w0.len()
+                ));
+            }
         }
         Ok(p)
     }
@@ -290,8 +331,13 @@ pub struct Ranker<'a, F: FeatureSet> {
     window: f64,
     skip_opening: usize,
     max_plies: Option<usize>,
+    leaf: bool,
+    table: Option<crate::engine::search::TranspositionTable>,
     moves: Vec<Move>,
     children: Vec<Position>,
+    /// Per child: the view its features are taken from and the sign that turns
+    /// that reading into the value for the side that chose the move.
+    views: Vec<(crate::shogi::Color, f32)>,
     values: Vec<f32>,
 }
 
@@ -303,8 +349,13 @@ impl<'a, F: FeatureSet> Ranker<'a, F> {
             window: params.window,
             skip_opening: params.skip_opening,
             max_plies: params.max_plies,
+            leaf: params.leaf,
+            table: params
+                .leaf
+                .then(|| crate::engine::search::TranspositionTable::new(1)),
             moves: Vec::new(),
             children: Vec::new(),
+            views: Vec::new(),
             values: Vec::new(),
         }
     }
@@ -323,11 +374,23 @@ impl<'a, F: FeatureSet> Ranker<'a, F> {
         pos.legal_moves_into(&mut self.moves);
         let g = self.moves.iter().position(|&m| m == game_move)?;
         self.children.clear();
+        self.views.clear();
         self.values.clear();
         for &mv in &self.moves {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            self.values.push(dot(self.features, weights, &child, view));
+            if let (true, Some(table)) = (self.leaf, self.table.as_mut()) {
+                child =
+                    crate::train::positions::Leaves::leaf_of(&crate::eval::Material, table, &child);
+            }
+            // The value for `view` of a position where it just moved is the model's
+            // reading from `view`; where `view` is to move, minus the reading from
+            // the other side (how `eval::Linear` plays a model).
+            let mover = !child.side_to_move();
+            let sign = if mover == view { 1.0 } else { -1.0 };
+            self.values
+                .push(sign * dot(self.features, weights, &child, mover));
+            self.views.push((mover, sign));
             self.children.push(child);
         }
         let eg = self.values[g];
@@ -345,13 +408,15 @@ impl<'a, F: FeatureSet> Ranker<'a, F> {
             let slope = t * (1.0 - t) / self.window;
             if let (Some(grad), true) = (gradient.as_deref_mut(), slope > 0.0) {
                 slope_sum += slope;
-                let mut sink = GradientSink::new(grad, slope as f32);
-                self.features.visit(child, view, &mut sink);
+                let (mover, sign) = self.views[i];
+                let mut sink = GradientSink::new(grad, sign * slope as f32);
+                self.features.visit(child, mover, &mut sink);
             }
         }
         if let (Some(grad), true) = (gradient, slope_sum > 0.0) {
-            let mut sink = GradientSink::new(grad, -slope_sum as f32);
-            self.features.visit(&self.children[g], view, &mut sink);
+            let (mover, sign) = self.views[g];
+            let mut sink = GradientSink::new(grad, -sign * slope_sum as f32);
+            self.features.visit(&self.children[g], mover, &mut sink);
         }
         Some(Score {
             positions: 1,
@@ -384,12 +449,16 @@ impl<'a, F: FeatureSet> Ranker<'a, F> {
     }
 }
 
-/// `λ‖w‖²`, summed in `f64`.
-pub fn regularizer(weights: &[f32], lambda: f64) -> f64 {
+/// `λ‖w − w0‖²` (`w0` = 0 without a prior), summed in `f64`.
+pub fn regularizer(weights: &[f32], prior: Option<&[f32]>, lambda: f64) -> f64 {
     lambda
         * weights
             .par_iter()
-            .map(|&w| f64::from(w) * f64::from(w))
+            .enumerate()
+            .map(|(j, &w)| {
+                let d = f64::from(w) - prior.map_or(0.0, |p| f64::from(p[j]));
+                d * d
+            })
             .sum::<f64>()
 }
 
@@ -475,7 +544,16 @@ impl RankingValidParams {
         }
         let n = features.dimension() as usize;
         let threads = rayon::current_num_threads().max(1);
-        let mut weights = vec![0.0f32; n];
+        let mut weights = match &self.prior {
+            Some(w0) if w0.len() == n => w0.clone(),
+            Some(w0) => {
+                return Err(TrainError::Data(format!(
+                    "the prior has {} weights, the feature set {n}",
+                    w0.len()
+                )))
+            }
+            None => vec![0.0f32; n],
+        };
         let mut step = Stepper::new(self.optimizer, self.rate(), n);
         let mut buffers: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; n]).collect();
         let mut order: Vec<usize> = (0..games.len()).collect();
@@ -507,6 +585,8 @@ impl RankingValidParams {
                     &mut weights,
                     &mut buffers,
                     (2.0 * self.lambda * share) as f32,
+                    self.prior.as_deref(),
+                    self.frozen.clone(),
                 );
                 train = train.merge(batch_score);
             }
@@ -514,7 +594,7 @@ impl RankingValidParams {
             let report = EpochReport {
                 epoch,
                 train,
-                regularizer: regularizer(&weights, self.lambda),
+                regularizer: regularizer(&weights, self.prior.as_deref(), self.lambda),
                 held_out: held,
                 seconds: start.elapsed().as_secs_f64(),
             };
@@ -571,8 +651,17 @@ impl Stepper {
         }
     }
 
-    /// Sums the per-thread buffers (clearing them), adds `reg · w`, and steps.
-    fn apply(&mut self, weights: &mut [f32], buffers: &mut [Vec<f32>], reg: f32) {
+    /// Sums the per-thread buffers (clearing them), adds `reg · (w − w0)` (w0 the
+    /// prior, or 0), and steps every coordinate outside `frozen`.
+    fn apply(
+        &mut self,
+        weights: &mut [f32],
+        buffers: &mut [Vec<f32>],
+        reg: f32,
+        prior: Option<&[f32]>,
+        frozen: Option<std::ops::Range<usize>>,
+    ) {
+        let frozen = frozen.unwrap_or(0..0);
         self.steps += 1;
         let (optimizer, rate) = (self.optimizer, self.rate);
         let (c1, c2) = (
@@ -593,13 +682,16 @@ impl Stepper {
             .zip(grads)
             .zip(first)
             .zip(second)
-            .for_each(|(((w, mut parts), s1), s2)| {
+            .enumerate()
+            .for_each(|(b, (((w, mut parts), s1), s2))| {
+                let base = b * BLOCK;
                 for j in 0..w.len() {
-                    let mut g = reg * w[j];
+                    let w0 = prior.map_or(0.0, |p| p[base + j]);
+                    let mut g = reg * (w[j] - w0);
                     for part in parts.iter_mut() {
                         g += std::mem::take(&mut part[j]);
                     }
-                    if g == 0.0 {
+                    if g == 0.0 || frozen.contains(&(base + j)) {
                         continue;
                     }
                     match optimizer {

@@ -47,7 +47,7 @@ fn gradient_matches_finite_differences_of_j() {
             .iter()
             .map(|(p, m)| ranker.position(w, p, *m, None).unwrap().loss)
             .sum();
-        loss + regularizer(w, lambda)
+        loss + regularizer(w, None, lambda)
     };
     let mut w = spread_weights(n);
     let mut grad = vec![0.0f32; n];
@@ -111,7 +111,7 @@ fn training_decreases_j_and_raises_top1() {
     let after = score(&features, &params, &w, &train);
     assert_eq!(before.positions, 4 * 60);
     assert_eq!(after.positions, before.positions);
-    let j_after = after.loss + regularizer(&w, params.lambda());
+    let j_after = after.loss + regularizer(&w, None, params.lambda());
     assert!(j_after < 0.7 * before.loss, "{j_after} vs {}", before.loss);
     assert!(after.top1 > before.top1, "{after:?} vs {before:?}");
     let first = fit.epochs[0].objective_per_position();
