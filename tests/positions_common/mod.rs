@@ -1,5 +1,8 @@
 //! The position records of every game in `fixtures/`, shared by the position-file tests.
 
+// Each test crate that includes this module uses only part of it.
+#![allow(dead_code)]
+
 use std::path::Path;
 
 use kifulearn::positions::{GameResult, PositionRecord};
