@@ -365,6 +365,18 @@ pub struct PositionError {
     pub problem: Problem,
 }
 
+impl PositionError {
+    /// An error about the file `path` as a whole (opening it, telling its format).
+    fn file(path: &Path, problem: Problem) -> Self {
+        Self {
+            path: Some(path.to_path_buf()),
+            index: 0,
+            offset: 0,
+            problem,
+        }
+    }
+}
+
 /// Reads records one by one: an `Iterator` of `Result<PositionRecord, PositionError>`.
 ///
 /// A record that does not decode (bad coding, illegal position or move,
@@ -524,24 +536,15 @@ impl<W: Write> PositionWriter<W> {
 impl PositionWriter<std::fs::File> {
     /// Creates (or truncates) `path` and writes `format` records to it.
     pub fn create(path: &Path, format: PositionFormat) -> Result<Self, PositionError> {
-        let file = std::fs::File::create(path).map_err(|e| PositionError {
-            path: Some(path.to_path_buf()),
-            index: 0,
-            offset: 0,
-            problem: e.into(),
-        })?;
+        let file = std::fs::File::create(path).map_err(|e| PositionError::file(path, e.into()))?;
         Ok(Self::new(file, format))
     }
 }
 
 /// Opens `path` for reading in the format its extension names (see [`PositionFormat::from_path`]).
 pub fn read_positions(path: &Path) -> Result<PositionReader<std::fs::File>, PositionError> {
-    let format = PositionFormat::from_path(path).ok_or_else(|| PositionError {
-        path: Some(path.to_path_buf()),
-        index: 0,
-        offset: 0,
-        problem: Problem::UnknownFormat,
-    })?;
+    let format = PositionFormat::from_path(path)
+        .ok_or_else(|| PositionError::file(path, Problem::UnknownFormat))?;
     read_positions_as(path, format)
 }
 
@@ -550,12 +553,7 @@ pub fn read_positions_as(
     path: &Path,
     format: PositionFormat,
 ) -> Result<PositionReader<std::fs::File>, PositionError> {
-    let file = std::fs::File::open(path).map_err(|e| PositionError {
-        path: Some(path.to_path_buf()),
-        index: 0,
-        offset: 0,
-        problem: e.into(),
-    })?;
+    let file = std::fs::File::open(path).map_err(|e| PositionError::file(path, e.into()))?;
     Ok(PositionReader::new(file, format).with_path(path))
 }
 

@@ -19,7 +19,7 @@
 //! kind code plus a promotion and a colour bit; a gold in the box is coded as
 //! a promoted White silver in hand by both.
 
-use super::numbering::{square_from_number, square_number};
+use super::numbering::{square_from_number, square_number, DROP_KINDS};
 use crate::shogi::{Color, Piece, Position, Square};
 
 /// One Huffman code: `len` bits, the first in the lowest bit of `bits`.
@@ -33,22 +33,20 @@ const fn c(bits: u8, len: u8) -> Code {
     Code { bits, len }
 }
 
-/// Board kinds in the tables' order (cshogi's `Piece` order without kings).
-const BOARD_KINDS: [Piece; 13] = [
-    Piece::Pawn,
-    Piece::Lance,
-    Piece::Knight,
-    Piece::Silver,
-    Piece::Bishop,
-    Piece::Rook,
-    Piece::Gold,
-    Piece::Tokin,
-    Piece::PLance,
-    Piece::PKnight,
-    Piece::PSilver,
-    Piece::PBishop,
-    Piece::PRook,
-];
+/// Board kinds in the tables' order: YaneuraOu's piece types 1..=7, then the
+/// promoted ones (cshogi's `Piece` order without kings).
+const BOARD_KINDS: [Piece; 13] = {
+    let mut kinds = [Piece::Pawn; 13];
+    let mut i = 0;
+    while i < 7 {
+        kinds[i] = DROP_KINDS[i];
+        if i < 6 {
+            kinds[7 + i] = DROP_KINDS[i].promote(); // gold, the 7th, does not promote
+        }
+        i += 1;
+    }
+    kinds
+};
 
 /// Hand kinds in the tables' and the stream's order (cshogi's `HandPiece`).
 const HAND_KINDS: [Piece; 7] = [
