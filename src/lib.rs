@@ -36,6 +36,7 @@ pub mod label;
 pub mod libsvm;
 pub mod model;
 pub mod pipeline;
+pub mod positions;
 pub mod record;
 pub mod shogi;
 pub mod train;

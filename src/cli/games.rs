@@ -1,14 +1,14 @@
 //! `kifulearn games PATH... [--csv FILE] [--usi FILE]`: read game records and say what was read.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use kifulearn::record::{find_record_files, read_file, FileGames};
 use rayon::prelude::*;
 
-use super::CliResult;
+use super::{write_atomically, CliResult};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -141,25 +141,5 @@ fn write_csv(read: &[FileGames], w: &mut dyn Write) -> Result<(), Box<dyn std::e
         }
     }
     csv.flush()?;
-    Ok(())
-}
-
-/// Writes `path` through a temporary file renamed at the end, so an interrupted
-/// run leaves either the complete file or none.
-fn write_atomically(
-    path: &Path,
-    body: impl FnOnce(&mut dyn Write) -> Result<(), Box<dyn std::error::Error>>,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(".tmp");
-    let tmp = PathBuf::from(tmp_name);
-    let file =
-        std::fs::File::create(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    let mut w = std::io::BufWriter::new(file);
-    body(&mut w)?;
-    w.flush()?;
-    drop(w);
-    std::fs::rename(&tmp, path)
-        .map_err(|e| format!("cannot rename {} to {}: {e}", tmp.display(), path.display()))?;
     Ok(())
 }

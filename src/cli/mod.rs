@@ -1,5 +1,7 @@
 //! Subcommands of `kifulearn`, one module each.
 
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -14,6 +16,7 @@ mod fit_streaming;
 mod games;
 mod perft;
 mod pipeline;
+mod positions;
 mod predict;
 mod usi;
 mod weights;
@@ -46,6 +49,9 @@ enum Command {
     Extract(extract::Args),
     /// Run a recipe: extract, fit, evaluate, relabel with the model, repeat.
     Pipeline(pipeline::Args),
+    /// Summarize position files (YaneuraOu PackedSfenValue, cshogi HCPE), dump
+    /// their positions as SFEN lines, or convert between the two formats.
+    Positions(positions::Args),
     /// Print a 9x9 table of relation weights of a piece around the own king.
     Weights(weights::Args),
     /// Play a match between two evaluators (W/L/D, Elo, SPRT; CSA records).
@@ -66,6 +72,7 @@ pub fn run() -> ExitCode {
         Command::Pipeline(args) => pipeline::run(args),
         Command::Weights(args) => weights::run(args),
         Command::Match(args) => arena::run(args),
+        Command::Positions(args) => positions::run(args),
     };
     match result {
         Ok(code) => code,
@@ -89,4 +96,54 @@ fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::er
         pool = pool.num_threads(n);
     }
     Ok(pool.build()?)
+}
+
+/// A file written under `PATH.tmp` and renamed to `PATH` by [`AtomicFile::commit`],
+/// so an interrupted run leaves either the complete file or none.
+pub(crate) struct AtomicFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    writer: BufWriter<std::fs::File>,
+}
+
+impl AtomicFile {
+    pub(crate) fn create(path: &Path) -> Result<Self, Box<dyn std::error::Error>> {
+        let mut tmp_name = path.as_os_str().to_owned();
+        tmp_name.push(".tmp");
+        let tmp = PathBuf::from(tmp_name);
+        let file = std::fs::File::create(&tmp)
+            .map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            tmp,
+            writer: BufWriter::new(file),
+        })
+    }
+
+    pub(crate) fn writer(&mut self) -> &mut BufWriter<std::fs::File> {
+        &mut self.writer
+    }
+
+    pub(crate) fn commit(mut self) -> Result<(), Box<dyn std::error::Error>> {
+        self.writer.flush()?;
+        drop(self.writer);
+        std::fs::rename(&self.tmp, &self.path).map_err(|e| {
+            format!(
+                "cannot rename {} to {}: {e}",
+                self.tmp.display(),
+                self.path.display()
+            )
+        })?;
+        Ok(())
+    }
+}
+
+/// Writes `path` through an [`AtomicFile`].
+pub(crate) fn write_atomically(
+    path: &Path,
+    body: impl FnOnce(&mut dyn Write) -> Result<(), Box<dyn std::error::Error>>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut file = AtomicFile::create(path)?;
+    body(file.writer())?;
+    file.commit()
 }
