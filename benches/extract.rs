@@ -60,7 +60,7 @@ fn main() {
         let mut pos = game.start.clone();
         for &mv in &game.moves {
             labeller
-                .label_position(&pos, mv, &mut out, |_, _, _| {})
+                .label_position(&pos, mv, &mut out, |_, _, _, _| {})
                 .unwrap();
             rows += out.len() as u64;
             pos.play_unchecked(mv);

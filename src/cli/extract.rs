@@ -38,6 +38,10 @@ pub struct Args {
     /// Evaluate the search leaves statically instead of following captures.
     #[arg(long)]
     no_quiescence: bool,
+    /// Take each row's features at the sibling (the Mecha-Joshi recipe) or at
+    /// the end of its labelling search's line, the position its value describes.
+    #[arg(long, value_enum, default_value_t = RowsAtArg::Sibling)]
+    rows_at: RowsAtArg,
     /// Do not label positions before this ply.
     #[arg(long, default_value_t = 0)]
     skip_opening: usize,
@@ -51,6 +55,12 @@ pub struct Args {
     /// Games extracted in parallel (default: all cores).
     #[arg(long)]
     jobs: Option<usize>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum RowsAtArg {
+    Sibling,
+    Leaf,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -67,6 +77,10 @@ pub fn run(args: Args) -> CliResult {
         label,
         skip_opening: args.skip_opening,
         max_plies: args.max_plies,
+        rows_at: match args.rows_at {
+            RowsAtArg::Sibling => kifulearn::extract::RowsAt::Sibling,
+            RowsAtArg::Leaf => kifulearn::extract::RowsAt::Leaf,
+        },
     };
     let pool = super::thread_pool(args.jobs)?;
 

@@ -43,6 +43,15 @@ pub struct RankingArgs {
     /// Ranking: games ranked in parallel [default: all cores].
     #[arg(long)]
     jobs: Option<usize>,
+    /// Start from and regularize towards this evaluation (λ‖w − w0‖²): `material` or a model file.
+    #[arg(long = "ranking-prior")]
+    ranking_prior: Option<String>,
+    /// Keep the `material` part of --features at the prior (the anchored piece values).
+    #[arg(long)]
+    anchor_material: bool,
+    /// Compare the ends of each sibling's quiescence line instead of the raw siblings.
+    #[arg(long)]
+    leaf: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -63,6 +72,9 @@ impl RankingArgs {
             (self.skip_opening.is_some(), "--skip-opening"),
             (self.max_plies.is_some(), "--max-plies"),
             (self.jobs.is_some(), "--jobs"),
+            (self.ranking_prior.is_some(), "--ranking-prior"),
+            (self.anchor_material, "--anchor-material"),
+            (self.leaf, "--leaf"),
         ]
         .into_iter()
         .find_map(|(given, name)| given.then_some(name))
@@ -111,7 +123,31 @@ pub fn run(
 ) -> CliResult {
     let binary = out.binary;
     let features: Features = out.features.parse()?;
-    let params = linfa::ParamGuard::check(args.params(shared))?;
+    let mut unchecked = args.params(shared).leaf(args.leaf);
+    if let Some(prior) = &args.ranking_prior {
+        use kifulearn::features::{BaseSet, FeatureSet};
+        let w0: Vec<f32> = match prior.as_str() {
+            "material" => kifulearn::train::positions::material_prior(&features),
+            path => kifulearn::train::positions::model_prior(
+                &features,
+                &kifulearn::model::Model::load(std::path::Path::new(path))?,
+            ),
+        }
+        .into_iter()
+        .map(|w| w / 10_000.0)
+        .collect();
+        unchecked = unchecked.prior(w0);
+        if args.anchor_material {
+            let offset = features.offset_of(BaseSet::Material).ok_or_else(|| {
+                format!("--anchor-material needs a material part in --features (got {features})")
+            })? as usize;
+            unchecked = unchecked
+                .frozen(offset..offset + kifulearn::features::Material.dimension() as usize);
+        }
+    } else if args.anchor_material {
+        return Err("--anchor-material needs --ranking-prior (the values to anchor to)".into());
+    }
+    let params = linfa::ParamGuard::check(unchecked)?;
     let pool = super::thread_pool(args.jobs)?;
     let games = pool.install(|| read_games(records))?;
     let held_out = if args.held_out.is_empty() {

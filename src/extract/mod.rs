@@ -40,6 +40,22 @@ pub struct ExtractOptions {
     pub skip_opening: usize,
     /// Positions at this ply and later are not labelled.
     pub max_plies: Option<usize>,
+    /// Where each row's features are taken.
+    pub rows_at: RowsAt,
+}
+
+/// Where a sibling's row describes the game: the sibling itself (the
+/// Mecha-Joshi recipe) or the end of its labelling search's principal
+/// variation, the position its label's value is the evaluation of.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RowsAt {
+    /// The position right after the candidate move.
+    #[default]
+    Sibling,
+    /// The end of the sibling's search line (replies and captures played).
+    /// Features are still seen from the side that played the candidate move,
+    /// whose value the label is, whoever is to move at the leaf.
+    Leaf,
 }
 
 impl ExtractOptions {
@@ -217,9 +233,17 @@ fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
             let view = pos.side_to_move();
             rows.clear();
             offsets.clear();
-            let g = labeller.label_position(&pos, mv, &mut siblings, |_, _, sibling| {
+            let g = labeller.label_position(&pos, mv, &mut siblings, |_, _, sibling, line| {
                 offsets.push(rows.len());
-                rows.extend_from_slice(builder.build(features, sibling, view));
+                if options.rows_at == RowsAt::Leaf && !line.is_empty() {
+                    let mut leaf = sibling.clone();
+                    for &m in line {
+                        leaf.play_unchecked(m);
+                    }
+                    rows.extend_from_slice(builder.build(features, &leaf, view));
+                } else {
+                    rows.extend_from_slice(builder.build(features, sibling, view));
+                }
             })?;
             offsets.push(rows.len());
             for (i, s) in siblings.iter().enumerate() {

@@ -146,14 +146,15 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
 
     /// Searches every legal move of `pos` and labels it; `game_move` is the move
     /// played. `on_sibling(i, mv, sibling)` sees each sibling position (in
-    /// move-generation order) while it is at hand, for building its features.
+    /// move-generation order) and the principal variation of its search (the
+    /// moves to its leaf) while they are at hand, for building its features.
     /// Fills `out` in the same order and returns the index of the game's move.
     pub fn label_position(
         &mut self,
         pos: &Position,
         game_move: Move,
         out: &mut Vec<Sibling>,
-        mut on_sibling: impl FnMut(usize, Move, &Position),
+        mut on_sibling: impl FnMut(usize, Move, &Position, &[Move]),
     ) -> Result<usize, LabelError> {
         out.clear();
         pos.legal_moves_into(&mut self.moves);
@@ -169,8 +170,8 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
         for (i, &mv) in self.moves.iter().enumerate() {
             let mut sibling = pos.clone();
             sibling.play_unchecked(mv);
-            on_sibling(i, mv, &sibling);
             let v = -self.searcher.search(&sibling, self.options.depth);
+            on_sibling(i, mv, &sibling, self.searcher.line());
             self.values.push(v.clamp(-EVAL_LIMIT, EVAL_LIMIT));
         }
         self.options.rule(&self.values, game, &mut self.labels);

@@ -39,6 +39,8 @@ pub struct Searcher<'e, E: Evaluator> {
     captures: Vec<(i32, Move)>,
     /// Scratch: the other moves.
     quiet: Vec<Move>,
+    /// Triangular principal-variation table: `pv[ply]` is the best line from `ply`.
+    pv: Vec<Vec<Move>>,
     nodes: u64,
 }
 
@@ -51,6 +53,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
             moves: Vec::new(),
             captures: Vec::new(),
             quiet: Vec::new(),
+            pv: Vec::new(),
             nodes: 0,
         }
     }
@@ -66,6 +69,28 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         self.negamax(pos, depth, -INFINITY, INFINITY, 0)
     }
 
+    /// The principal variation of the last [`Searcher::search`]: the moves from
+    /// its position to the one whose evaluation is the value (the "leaf" that
+    /// `extract --rows-at leaf` takes features at). Empty when the position
+    /// itself was evaluated.
+    pub fn line(&self) -> &[Move] {
+        self.pv.first().map_or(&[], Vec::as_slice)
+    }
+
+    fn clear_pv(&mut self, ply: usize) {
+        if self.pv.len() <= ply + 1 {
+            self.pv.resize_with(ply + 2, Vec::new);
+        }
+        self.pv[ply].clear();
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(mv);
+        head[ply].extend_from_slice(&tail[0]);
+    }
+
     fn negamax(
         &mut self,
         pos: &Position,
@@ -74,6 +99,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         beta: i32,
         ply: usize,
     ) -> i32 {
+        self.clear_pv(ply);
         if depth == 0 {
             return self.leaf(pos, alpha, beta, ply);
         }
@@ -89,6 +115,9 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
             let score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
             if score > best {
                 best = score;
+                if best > alpha {
+                    self.update_pv(ply, mv);
+                }
                 if best >= beta {
                     return best;
                 }
@@ -115,6 +144,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
     }
 
     fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.clear_pv(ply);
         self.nodes += 1;
         if pos.in_check() && !pos.has_legal_move() {
             return -MATE;
@@ -132,6 +162,9 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if score > best {
                 best = score;
+                if best > alpha {
+                    self.update_pv(ply, mv);
+                }
                 if best >= beta {
                     return best;
                 }

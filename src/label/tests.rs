@@ -126,7 +126,7 @@ fn label(sfen: &str, game: &str, options: LabelOptions) -> (Vec<Sibling>, usize)
     let mut out = Vec::new();
     let mut seen = 0;
     let g = l
-        .label_position(&pos, mv, &mut out, |i, m, sib| {
+        .label_position(&pos, mv, &mut out, |i, m, sib, _| {
             assert_eq!(i, seen);
             seen += 1;
             assert_eq!(sib.side_to_move(), !pos.side_to_move());
@@ -215,7 +215,9 @@ fn label_groups_on_real_games_have_one_maximum_the_game_move() {
         let mut pos = Position::startpos();
         for text in line.split_whitespace().skip(2) {
             let mv = pos.parse_move(text).unwrap();
-            let g = l.label_position(&pos, mv, &mut out, |_, _, _| {}).unwrap();
+            let g = l
+                .label_position(&pos, mv, &mut out, |_, _, _, _| {})
+                .unwrap();
             let others = out
                 .iter()
                 .enumerate()

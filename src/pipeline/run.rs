@@ -294,6 +294,7 @@ pub fn run(
             0 => None,
             n => Some(n as usize),
         },
+        rows_at: Default::default(),
     };
     fs::create_dir_all(out).map_err(io_at(out))?;
     let games = read_games(recipe)?;
