@@ -42,7 +42,7 @@ enum Command {
     /// Train an L2-loss SVR (liblinear -s 11/-s 12 compatible) or the streaming
     /// learner on libsvm files, or a move ranking (Bonanza's comparison
     /// training) on game records.
-    Fit(fit::Args),
+    Fit(Box<fit::Args>),
     /// Predict libsvm rows with a model, like liblinear-predict.
     Predict(predict::Args),
     /// Extract labelled training rows (libsvm) from game records.
@@ -66,7 +66,7 @@ pub fn run() -> ExitCode {
         Command::Games(args) => games::run(args),
         Command::Usi(args) => usi::run(args),
         Command::Evaluate(args) => evaluate::run(args),
-        Command::Fit(args) => fit::run(args),
+        Command::Fit(args) => fit::run(*args),
         Command::Predict(args) => predict::run(args),
         Command::Extract(args) => extract::run(args),
         Command::Pipeline(args) => pipeline::run(args),

@@ -3,11 +3,10 @@
 //! at their quiescence leaves, write the model with its sidecar.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::recipe::Recipe;
-use super::run::{io_at, other, ExtractFigures, FitFigures, Observer, PipelineError};
+use super::run::{io_at, other, ExtractFigures, FitFigures, PipelineError};
 use crate::eval::{DynEvaluator, EvalChoice, Material};
 use crate::features::Features;
 use crate::model::{toml_string, write_meta, Model};
@@ -42,7 +41,6 @@ pub fn params(recipe: &Recipe) -> PositionsParams {
 
 /// Learns round `round`'s model into `model_path` (sidecar first, then the model).
 /// `previous` is the previous round's model, if any.
-#[allow(clippy::too_many_arguments)]
 pub fn positions_round(
     recipe: &Recipe,
     features: &Features,
@@ -50,7 +48,6 @@ pub fn positions_round(
     heldout: &[Game],
     previous: Option<&Path>,
     model_path: &Path,
-    observer: &Arc<dyn Observer>,
 ) -> Result<PositionsFigures, PipelineError> {
     let l = &recipe.learner;
     let start = Instant::now();
@@ -94,17 +91,9 @@ pub fn positions_round(
     let start = Instant::now();
     let params = params(recipe);
     let held = (!held_leaves.is_empty()).then_some(&held_leaves);
-    let fitted = fit(features, &train_leaves, held, &prior, &params, |r| {
-        observer.line(&format!(
-            "  epoch {:3}: train cross-entropy {:.5}{}",
-            r.epoch,
-            r.train.cross_entropy,
-            r.held_out
-                .map(|h| format!(", held out {:.5}", h.cross_entropy))
-                .unwrap_or_default()
-        ))
-    })
-    .map_err(other)?;
+    // One line per step on the console: the epochs' figures are in the sidecar
+    // and rounds.csv (the final cross-entropy), not printed.
+    let fitted = fit(features, &train_leaves, held, &prior, &params, |_| {}).map_err(other)?;
     let last = fitted.epochs.last().expect("epoch 0 is always reported");
     let fit_figures = FitFigures {
         objective: last.train.cross_entropy,

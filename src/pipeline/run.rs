@@ -334,7 +334,6 @@ pub fn run(
                     &games.heldout,
                     previous.as_deref(),
                     &model_path,
-                    &observer,
                 )?;
                 observer.line(&format!(
                     "round {round} positions: {} positions scored by {} at depth {} in {:.1}s; fit {} epochs, cross-entropy {:.5}, {:.1}s -> {}",
