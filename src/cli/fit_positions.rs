@@ -13,7 +13,8 @@ use kifulearn::features::{FeatureSet, Features};
 use kifulearn::model::{toml_string, Model};
 use kifulearn::record::{find_record_files, read_file, Game};
 use kifulearn::train::positions::{
-    fit, material_prior, model_prior, samples_from_games, EpochReport, Leaves, PositionsParams,
+    fit, material_prior, model_prior, samples_from_games, samples_from_position_files,
+    split_position_paths, EpochReport, Leaves, PositionsParams,
 };
 
 use super::fit::{LearnerArgs, ModelOut};
@@ -126,7 +127,16 @@ pub fn run(
         path => model_prior(&features, &Model::load(std::path::Path::new(path))?),
     };
     let pool = super::thread_pool(args.threads)?;
-    let games = pool.install(|| read_games(records))?;
+    let (position_files, records) = split_position_paths(records)?;
+    let (file_samples, bad) = samples_from_position_files(&position_files)?;
+    if bad > 0 {
+        eprintln!("skipped {bad} position record(s) that do not decode");
+    }
+    let games = if records.is_empty() {
+        Vec::new()
+    } else {
+        pool.install(|| read_games(&records))?
+    };
     let held_games = if args.held_out_records.is_empty() {
         Vec::new()
     } else {
@@ -140,18 +150,25 @@ pub fn run(
         .progress_chars("=> "),
     );
     let tick = || bar.inc(1);
-    let samples = pool.install(|| samples_from_games(&games, &teacher, depth, skip, tick));
+    let mut samples = pool.install(|| samples_from_games(&games, &teacher, depth, skip, tick));
+    samples.extend(file_samples);
+    if samples.is_empty() {
+        return Err(
+            "no training position: give game records or position files (.psv, .bin, .hcpe)".into(),
+        );
+    }
     let held = pool.install(|| samples_from_games(&held_games, &teacher, depth, skip, tick));
     bar.finish_and_clear();
     let train = pool.install(|| Leaves::build(&features, &Material, &samples));
     let held =
         (!held.is_empty()).then(|| pool.install(|| Leaves::build(&features, &Material, &held)));
     eprintln!(
-        "positions: {} training positions ({} with a result, {} nonzeros) from {} games, {} held out; teacher {} depth {depth}; features {features}",
+        "positions: {} training positions ({} with a result, {} nonzeros) from {} games and {} position file(s), {} held out; teacher {} depth {depth}; features {features}",
         train.len(),
         train.with_result(),
         train.nonzeros(),
         games.len(),
+        position_files.len(),
         held.as_ref().map_or(0, Leaves::len),
         teacher_choice.name(),
     );
@@ -179,8 +196,9 @@ pub fn run(
     let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &prior, &params, line))?;
     let mut model = fitted.model;
     out.save(&mut model, None)?;
-    let quoted: Vec<String> = records
+    let quoted: Vec<String> = position_files
         .iter()
+        .chain(&records)
         .map(|f| toml_string(&f.display().to_string()))
         .collect();
     let last = fitted.epochs.last().copied();

@@ -562,6 +562,76 @@ pub fn samples_from_games<E: Evaluator>(
         .collect()
 }
 
+/// The position files (PackedSfenValue `.psv`/`.bin`, HCPE `.hcpe`) under
+/// `paths` (files, or folders searched recursively), sorted; and the paths
+/// that hold none (record files or folders, for the game readers).
+pub fn split_position_paths(
+    paths: &[std::path::PathBuf],
+) -> std::io::Result<(Vec<std::path::PathBuf>, Vec<std::path::PathBuf>)> {
+    use crate::positions::PositionFormat;
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            let p = e.path();
+            let kind = e.file_type()?;
+            if kind.is_dir() {
+                walk(&p, out)?;
+            } else if kind.is_file() && PositionFormat::from_path(&p).is_some() {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let (mut positions, mut records) = (Vec::new(), Vec::new());
+    for p in paths {
+        if p.is_dir() {
+            let mut found = Vec::new();
+            walk(p, &mut found)?;
+            if found.is_empty() {
+                records.push(p.clone());
+            } else {
+                positions.extend(found);
+            }
+        } else if PositionFormat::from_path(p).is_some() {
+            positions.push(p.clone());
+        } else {
+            records.push(p.clone());
+        }
+    }
+    Ok((positions, records))
+}
+
+/// Samples from position files: each record's score (the generator's or a
+/// teacher's search) is the teacher score and its result the result. Records
+/// that do not decode are skipped and counted; an unreadable file is an error.
+pub fn samples_from_position_files(
+    files: &[std::path::PathBuf],
+) -> Result<(Vec<Sample>, u64), crate::positions::PositionError> {
+    use crate::positions::{read_positions, GameResult as R};
+    let mut samples = Vec::new();
+    let mut bad = 0;
+    for f in files {
+        for record in read_positions(f)? {
+            match record {
+                Ok(r) => samples.push(Sample {
+                    score: i32::from(r.score)
+                        .clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT),
+                    result: match r.result {
+                        R::Win => Some(1.0),
+                        R::Loss => Some(0.0),
+                        R::Draw => Some(0.5),
+                        R::Unknown => None,
+                    },
+                    position: r.position,
+                }),
+                Err(_) => bad += 1,
+            }
+        }
+    }
+    Ok((samples, bad))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
