@@ -85,6 +85,7 @@ impl PositionsArgs {
             epochs: shared.epochs.unwrap_or(d.epochs),
             batch: self.batch.unwrap_or(d.batch),
             rate: shared.rate.unwrap_or(d.rate),
+            final_rate: None,
             lambda: self.result_weight.unwrap_or(d.lambda),
             eval_k: self.eval_k.unwrap_or(d.eval_k),
             mu: self.mu.unwrap_or(d.mu),

@@ -31,6 +31,7 @@ pub fn params(recipe: &Recipe) -> PositionsParams {
         epochs: l.epochs,
         batch: l.batch,
         rate: l.rate,
+        final_rate: None,
         lambda: l.result_weight,
         eval_k: l.eval_k,
         mu: l.mu,

@@ -437,6 +437,7 @@ impl Recipe {
             epochs: l.epochs,
             batch: l.batch,
             rate: l.rate,
+            final_rate: None,
             lambda: l.result_weight,
             eval_k: l.eval_k,
             mu: l.mu,
