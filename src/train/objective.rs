@@ -363,7 +363,11 @@ impl Objective for L2SvrObjective<'_> {
         }
         let mut f_new = value(a);
         let mut tries = 0;
-        while !(f_new - f <= ARMIJO * a * gts) {
+        // Written so that a NaN value also halves.
+        loop {
+            if f_new - f <= ARMIJO * a * gts {
+                break;
+            }
             tries += 1;
             if tries > 20 {
                 return None;
