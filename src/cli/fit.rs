@@ -42,7 +42,9 @@ pub struct Args {
     /// Tube width p (epsilon of the loss).
     #[arg(short = 'p', default_value_t = 0.1, allow_negative_numbers = true)]
     p: f64,
-    /// Stopping tolerance (default: liblinear's, 0.0001 primal, 0.1 dual).
+    /// Stopping tolerance. Primal: stop at |g| <= e |g(0)| (liblinear's rule);
+    /// unset, stop when |g|^2/2 <= 0.0005 f, the objective within 0.05% of the
+    /// optimum (docs/svr.md). Dual: liblinear's, default 0.1.
     #[arg(short = 'e', allow_negative_numbers = true)]
     tolerance: Option<f64>,
     /// Bias feature value (negative: no bias).

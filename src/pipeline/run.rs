@@ -606,15 +606,19 @@ fn fit(
         _ => Solver::Primal,
     };
     let progress = observer.clone();
-    let params = SvrParams::new()
-        .c(s.c)
-        .p(s.p)
-        .tolerance(s.tolerance)
+    let mut params = SvrParams::new().c(s.c).p(s.p);
+    match (s.tolerance, solver) {
+        (Some(t), _) => params = params.tolerance(t),
+        (None, Solver::Primal) => {}
+        (None, _) => params = params.tolerance(super::recipe::DEFAULT_TOLERANCE),
+    }
+    let params = params
         .bias(s.bias)
         .solver(solver)
         .max_iterations(s.max_iterations)
         .progress(Arc::new(move |p: &Progress| progress.fit_iteration(p)));
     let checked = linfa::ParamGuard::check(params).map_err(other)?;
+    let checked_tolerance = checked.tolerance();
     let start = Instant::now();
     let data = read_paths(svm).map_err(other)?;
     let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
@@ -635,7 +639,7 @@ fn fit(
             ("solver", toml_string(solver.liblinear_name())),
             ("c", format!("{:?}", s.c)),
             ("p", format!("{:?}", s.p)),
-            ("tolerance", format!("{:?}", s.tolerance)),
+            ("tolerance", format!("{:?}", checked_tolerance)),
             ("bias", format!("{:?}", s.bias)),
             ("max_iterations", s.max_iterations.to_string()),
             ("iterations", fitted.iterations.to_string()),

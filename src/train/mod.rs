@@ -10,10 +10,10 @@
 //! |---|---|---|---|
 //! | `c` | 1 | finite, > 0 | loss weight C |
 //! | `p` | 0.1 | finite, ≥ 0 | tube width (liblinear's `-p`, epsilon) |
-//! | `tolerance` | solver's: primal 1e-4, dual 0.1 (liblinear's) | finite, > 0 | primal: stop at ‖∇f(w)‖ ≤ tol ‖∇f(0)‖; dual: projected-gradient sum ≤ tol × first epoch's |
+//! | `tolerance` | solver's: primal certified gap, dual 0.1 (liblinear's) | finite, > 0 | primal: stop at ‖∇f(w)‖ ≤ tol ‖∇f(0)‖ (unset: at ‖∇f(w)‖²/2 ≤ 5e-4 f(w), the objective within 0.05% of the optimum); dual: projected-gradient sum ≤ tol × first epoch's |
 //! | `max_iterations` | 1000 | ≥ 1 | Newton steps (primal) or epochs (dual) |
 //! | `bias` | -1 (none) | finite | constant feature appended to every row (`-B`), its weight regularised |
-//! | `solver` | `Primal` | `Primal`, `Dual`, `Dense` | TRON, dual CD, or linfa-linear on a dense copy |
+//! | `solver` | `Primal` | `Primal`, `Dual`, `Dense` | Newton with line search ([`newton`]), dual CD, or linfa-linear on a dense copy |
 //!
 //! The `Dense` solver minimises the same objective with `p = 0` (squared
 //! error) through `linfa_linear::TweedieRegressor` (power 0, identity link,
@@ -27,12 +27,12 @@
 
 pub mod dual;
 pub mod isotonic;
+pub mod newton;
 pub mod objective;
 pub mod positions;
 pub mod ranking;
 pub(crate) mod rng;
 pub mod streaming;
-pub mod tron;
 
 pub use streaming::{
     train_streaming, EpochStats, StreamingEvent, StreamingFit, StreamingParams,
@@ -70,7 +70,7 @@ impl Records for SparseDataset {
 /// Which optimizer minimises the objective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Solver {
-    /// Trust-region Newton on the primal (liblinear `-s 11`).
+    /// Newton with line search on the primal (liblinear `-s 11`'s objective; [`newton`]).
     Primal,
     /// Dual coordinate descent with shrinking (liblinear `-s 12`).
     Dual,
@@ -155,10 +155,16 @@ impl SvrValidParams {
         self.p
     }
     /// The stopping tolerance in effect (the solver's default when unset).
+    ///
+    /// For the primal solver the default is a different rule, not a value
+    /// of the relative-gradient one: stop when `‖∇f(w)‖²/2 ≤ 5e-4 f(w)`,
+    /// which certifies the objective within 0.05% of the optimum; this
+    /// returns that 5e-4.
     pub fn tolerance(&self) -> f64 {
         self.tolerance.unwrap_or(match self.solver {
             Solver::Dual => 0.1,
-            Solver::Primal | Solver::Dense => 1e-4,
+            Solver::Primal => newton::DEFAULT_GAP,
+            Solver::Dense => 1e-4,
         })
     }
     /// Maximum iterations.
@@ -309,12 +315,15 @@ impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
         let iterations = match self.solver {
             Solver::Primal => {
                 let mut f = L2SvrObjective::new(rows, y, self.c, self.p);
-                let params = tron::TronParams {
-                    eps: self.tolerance(),
-                    eps_cg: 0.1,
+                let mut params = newton::NewtonParams {
                     max_iter: self.max_iterations,
+                    ..Default::default()
                 };
-                tron::tron(&mut f, &mut w, params, &mut |p| report(p)).iterations
+                if let Some(eps) = self.tolerance {
+                    params.eps = eps;
+                    params.gap = 0.0;
+                }
+                newton::newton(&mut f, &mut w, params, &mut |p| report(p)).iterations
             }
             Solver::Dual => {
                 dual::dual_cd(
