@@ -10,7 +10,9 @@ use kifulearn::positions::{read_positions, GameResult, PositionRecord};
 use kifulearn::record::{self, Game};
 
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("generate").join(name);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("generate")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.parent().unwrap()).unwrap();
     d
@@ -146,19 +148,40 @@ fn the_thread_count_changes_no_byte() {
 #[test]
 fn a_resumed_run_equals_an_uninterrupted_one() {
     let (resumed, single) = (dir("resumed"), dir("single"));
-    generate(&resumed, &["--positions", "150", "--jobs", "2"]);
+    // Short games (at most 96 positions each), so 150 and 300 end in different chunks.
+    let short = ["--max-plies", "120"];
+    generate(
+        &resumed,
+        &[&short[..], &["--positions", "150", "--jobs", "2"]].concat(),
+    );
     let first = records(&resumed).len();
     assert!((150..300).contains(&first), "{first}");
-    let second = generate(&resumed, &["--positions", "300", "--jobs", "2"]);
+    let second = generate(
+        &resumed,
+        &[&short[..], &["--positions", "300", "--jobs", "2"]].concat(),
+    );
     assert!(second.stdout.is_empty(), "-q prints nothing");
-    generate(&single, &["--positions", "300", "--jobs", "1"]);
+    generate(
+        &single,
+        &[&short[..], &["--positions", "300", "--jobs", "1"]].concat(),
+    );
     assert_eq!(snapshot(&resumed), snapshot(&single));
     // Other options are refused, naming the option.
     let refused = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
         .arg("generate")
         .arg("--out")
         .arg(&single)
-        .args(["--depth", "2", "--chunk-games", "1", "--hash", "1", "-q"])
+        .args([
+            "--depth",
+            "2",
+            "--chunk-games",
+            "1",
+            "--hash",
+            "1",
+            "--max-plies",
+            "120",
+            "-q",
+        ])
         .output()
         .unwrap();
     assert!(!refused.status.success());
@@ -183,7 +206,12 @@ fn a_test_opening_is_refused() {
     .unwrap();
     let run = generate(
         &out,
-        &["--positions", "100", "--openings", openings.to_str().unwrap()],
+        &[
+            "--positions",
+            "100",
+            "--openings",
+            openings.to_str().unwrap(),
+        ],
     );
     let err = String::from_utf8_lossy(&run.stderr);
     assert!(err.contains("3 opening line(s) refused"), "{err}");

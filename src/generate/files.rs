@@ -73,9 +73,9 @@ pub fn open_existing(dir: &Path, cfg: &GenerateConfig) -> Result<Existing, Gener
         return Ok(Existing::default());
     }
     let text = fs::read_to_string(&toml_path).map_err(|e| io_error(&toml_path, e))?;
-    let old: toml::Table = text.parse().map_err(|e| {
-        GenerateError::Existing(format!("{}: {e}", toml_path.display()))
-    })?;
+    let old: toml::Table = text
+        .parse()
+        .map_err(|e| GenerateError::Existing(format!("{}: {e}", toml_path.display())))?;
     let new = cfg.options_table();
     let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
     keys.sort();
@@ -86,7 +86,8 @@ pub fn open_existing(dir: &Path, cfg: &GenerateConfig) -> Result<Existing, Gener
         }
         let (was, now) = (old.get(key), new.get(key));
         if was != now {
-            let show = |v: Option<&toml::Value>| v.map_or("(not set)".to_string(), |v| v.to_string());
+            let show =
+                |v: Option<&toml::Value>| v.map_or("(not set)".to_string(), |v| v.to_string());
             return Err(GenerateError::OptionDiffers {
                 option: key.replace('_', "-"),
                 was: show(was),

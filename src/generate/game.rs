@@ -138,8 +138,11 @@ impl<E: Evaluator + ?Sized> Player for GenPlayer<'_, E> {
             return legal.get(k).copied();
         }
         let control = Control::new();
-        let result = Searcher::new(self.eval, self.table, &control, self.cfg.limits())
-            .search(pos, history, |_| {});
+        let result = Searcher::new(self.eval, self.table, &control, self.cfg.limits()).search(
+            pos,
+            history,
+            |_| {},
+        );
         let limit = self.cfg.eval_limit;
         let score = match result.score {
             Score::Cp(v) => v.clamp(-limit, limit),
@@ -178,7 +181,10 @@ pub fn play_game<E: Evaluator + ?Sized>(
     cfg: &GenerateConfig,
     tables: &mut [TranspositionTable; 2],
 ) -> GeneratedGame {
-    assert!(!openings.is_empty(), "generation needs at least one opening");
+    assert!(
+        !openings.is_empty(),
+        "generation needs at least one opening"
+    );
     let mut rng = game_rng(cfg.seed, game);
     let opening = &openings[rng.below(openings.len())];
     let log = RefCell::new(GameLog {

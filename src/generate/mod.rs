@@ -334,7 +334,10 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
     force: bool,
     mut progress: impl FnMut(&Progress),
 ) -> Result<Summary, GenerateError> {
-    assert!(!openings.is_empty(), "generation needs at least one opening");
+    assert!(
+        !openings.is_empty(),
+        "generation needs at least one opening"
+    );
     cfg.check()?;
     if force {
         files::remove_run(out)?;
