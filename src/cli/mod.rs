@@ -14,6 +14,7 @@ mod fit_positions;
 mod fit_ranking;
 mod fit_streaming;
 mod games;
+mod generate;
 mod perft;
 mod pipeline;
 mod positions;
@@ -56,6 +57,9 @@ enum Command {
     Weights(weights::Args),
     /// Play a match between two evaluators (W/L/D, Elo, SPRT; CSA records).
     Match(arena::Args),
+    /// Generate positions by self-play (scores, best moves, results) as
+    /// PackedSfenValue or HCPE files, with every game as a CSA record.
+    Generate(Box<generate::Args>),
 }
 
 /// Parses the command line and runs the chosen command.
@@ -73,6 +77,7 @@ pub fn run() -> ExitCode {
         Command::Weights(args) => weights::run(args),
         Command::Match(args) => arena::run(args),
         Command::Positions(args) => positions::run(args),
+        Command::Generate(args) => generate::run(*args),
     };
     match result {
         Ok(code) => code,

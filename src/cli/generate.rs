@@ -1,0 +1,197 @@
+//! `kifulearn generate --out DIR [...]`: self-play position generation
+//! (`docs/generate.md`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use kifulearn::eval::{load_evaluator, EvalChoice};
+use kifulearn::generate::{
+    generate, generation_openings, GenerateConfig, Shard, BUNDLED_OPENINGS_NAME,
+};
+use kifulearn::positions::PositionFormat;
+
+use super::CliResult;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Output folder: DIR/positions/NNNNNN.psv|hcpe, DIR/games/NNNNNN.csa, DIR/generate.toml.
+    #[arg(long)]
+    out: PathBuf,
+    /// Evaluator of both sides: `material` or a model file.
+    #[arg(long, default_value = "material")]
+    evaluator: String,
+    /// Search depth of every move (default 3 when --nodes is not given either).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Node limit of every move (counted, so deterministic).
+    #[arg(long, conflicts_with = "depth")]
+    nodes: Option<u64>,
+    /// Positions to have written (a resumed run's included); the run stops at
+    /// the end of the chunk that reaches it.
+    #[arg(long, default_value_t = 100_000)]
+    positions: u64,
+    /// More opening lines (`startpos moves ...`), added to the bundled
+    /// fixtures/floodgate-30.sfen. Lines ending in a test opening's position
+    /// (fixtures/openings/match.sfen) are refused with a warning.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Plies after the opening during which random moves may be played.
+    #[arg(long, default_value_t = 8)]
+    random_plies: u32,
+    /// Probability of a uniformly random legal move in each of those plies.
+    #[arg(long, default_value_t = 0.5)]
+    random_prob: f64,
+    /// Positions before this ply (counted from the start position) are not written.
+    #[arg(long, default_value_t = 16)]
+    skip_plies: u32,
+    /// Scores are clamped to ±CP; a game whose score reaches it is adjudicated.
+    #[arg(long, default_value_t = 3000)]
+    eval_limit: i32,
+    /// Plies from the start position (opening included) after which a game is drawn.
+    #[arg(long, default_value_t = 320)]
+    max_plies: usize,
+    /// Seed of the openings drawn and the random moves (mixed with the game index).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads playing games (default: all cores). Changes no output.
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Position file format: psv (YaneuraOu PackedSfenValue) or hcpe (cshogi).
+    #[arg(long, default_value = "psv")]
+    format: PositionFormat,
+    /// Play only the games whose index ≡ K (mod N); give each shard its own --out.
+    #[arg(long, default_value = "0/1")]
+    shard: Shard,
+    /// Games (of the shard) per position file.
+    #[arg(long, default_value_t = 64)]
+    chunk_games: u64,
+    /// Megabytes of each side's transposition table.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Remove the run already in --out (generate.toml, positions/, games/) and start over.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    quiet: bool,
+    /// A line per chunk on stderr.
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
+}
+
+pub fn run(args: Args) -> CliResult {
+    if args.jobs == Some(0) {
+        return Err("--jobs 0: expected at least 1".into());
+    }
+    let choice = EvalChoice::parse(&args.evaluator);
+    let eval = load_evaluator(&choice)?;
+    let extra = match &args.openings {
+        Some(path) => Some((
+            std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
+            path.clone(),
+        )),
+        None => None,
+    };
+    let set = generation_openings(extra.as_ref().map(|(t, p)| (t.as_str(), p.as_path())))?;
+    if !set.refused.is_empty() {
+        let lines: Vec<String> = set
+            .refused
+            .iter()
+            .take(10)
+            .map(|(file, line)| format!("{file}:{line}"))
+            .collect();
+        eprintln!(
+            "warning: {} opening line(s) refused: they end in a test opening's position (fixtures/openings/match.sfen): {}{}",
+            set.refused.len(),
+            lines.join(", "),
+            if set.refused.len() > 10 { ", ..." } else { "" }
+        );
+    }
+    let openings_name = match &args.openings {
+        Some(p) => format!("{BUNDLED_OPENINGS_NAME} + {}", p.display()),
+        None => BUNDLED_OPENINGS_NAME.to_string(),
+    };
+    let cfg = GenerateConfig {
+        evaluator: choice.name(),
+        openings: openings_name,
+        depth: args.depth,
+        nodes: args.nodes,
+        positions: args.positions,
+        random_plies: args.random_plies,
+        random_prob: args.random_prob,
+        skip_plies: args.skip_plies,
+        eval_limit: args.eval_limit,
+        max_plies: args.max_plies,
+        seed: args.seed,
+        format: args.format,
+        shard: args.shard,
+        chunk_games: args.chunk_games,
+        hash_mb: args.hash.max(1),
+        jobs: args.jobs.unwrap_or(0),
+    };
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(args.positions);
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:40} {pos}/{len} positions {msg} {elapsed}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    };
+    let started = Instant::now();
+    let rate = |new: u64| new as f64 / started.elapsed().as_secs_f64().max(1e-9);
+    let summary = generate(&eval, &set.openings, &cfg, &args.out, args.force, |p| {
+        bar.set_position(p.positions.min(p.target));
+        bar.set_message(format!(
+            "({} games, {:.0} positions/s)",
+            p.games,
+            rate(p.new_positions)
+        ));
+        if args.verbose {
+            let line = format!(
+                "{} positions ({} new), {} games, {:.0} positions/s",
+                p.positions,
+                p.new_positions,
+                p.games,
+                rate(p.new_positions)
+            );
+            bar.suspend(|| eprintln!("{line}"));
+        }
+    });
+    bar.finish_and_clear();
+    let summary = summary?;
+    if !args.quiet {
+        let new = summary.positions - summary.positions_before;
+        let secs = started.elapsed().as_secs_f64();
+        let endings: Vec<String> = summary
+            .endings
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        if summary.chunks_before > 0 {
+            println!(
+                "resumed after {} chunks, {} positions",
+                summary.chunks_before, summary.positions_before
+            );
+        }
+        println!(
+            "positions: {} ({} new, {} duplicates left out), games: {} new, {:.1} plies a game, {:.1} s, {:.0} positions/s",
+            summary.positions,
+            new,
+            summary.duplicates,
+            summary.games,
+            summary.plies as f64 / summary.games.max(1) as f64,
+            secs,
+            new as f64 / secs.max(1e-9)
+        );
+        if !endings.is_empty() {
+            println!("endings: {}", endings.join(", "));
+        }
+        println!("written to {}", args.out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

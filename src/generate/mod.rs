@@ -1,0 +1,442 @@
+//! Self-play position generation: games between two copies of the engine with
+//! one evaluator, every searched position written with its score, best move
+//! and the game's result (YaneuraOu's `gensfen`, in-process).
+//!
+//! - [`openings`]: where games start (bundled training openings plus a file;
+//!   test openings refused).
+//! - [`game`]: one game, refereed by [`crate::arena::referee`], recording its
+//!   positions ([`play_game`]).
+//! - [`files`]: the output folder (`generate.toml`, `positions/`, `games/`),
+//!   resuming, and chunk files.
+//! - [`generate`]: the whole run on threads.
+//!
+//! Games are numbered; game `g`'s moves depend only on the options and `g`
+//! (its opening and its random moves come from SplitMix64 seeded by the seed
+//! and `g`; limits are depth or counted nodes; tables are cleared per game).
+//! Games are grouped into chunks of [`GenerateConfig::chunk_games`] games of
+//! the shard, chunk `c` holding the shard's games `c·G .. (c+1)·G − 1`; the
+//! chunks are written in order and the run stops after the first chunk at
+//! which `positions` have been written. So the output is the same whatever
+//! the thread count, and a resumed run equals an uninterrupted one.
+//! `docs/generate.md` describes the options and files.
+//!
+//! # Example
+//!
+//! ```
+//! use kifulearn::eval::Material;
+//! use kifulearn::engine::search::TranspositionTable;
+//! use kifulearn::generate::{generation_openings, play_game, GenerateConfig};
+//!
+//! let set = generation_openings(None).unwrap();
+//! let cfg = GenerateConfig { depth: Some(1), max_plies: 60, skip_plies: 0, ..GenerateConfig::default() };
+//! let mut tables = [TranspositionTable::new(1), TranspositionTable::new(1)];
+//! let game = play_game(&Material, &set.openings, 0, &cfg, &mut tables);
+//! assert_eq!(game, play_game(&Material, &set.openings, 0, &cfg, &mut tables));
+//! assert!(game.positions.iter().all(|p| p.score.abs() <= 3000));
+//! ```
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+
+use crate::arena::Opening;
+use crate::engine::search::{Limits, TranspositionTable};
+use crate::eval::Evaluator;
+use crate::positions::{PositionError, PositionFormat};
+
+pub mod files;
+pub mod game;
+pub mod openings;
+
+pub use game::{play_game, GeneratedGame};
+pub use openings::{generation_openings, OpeningSet, BUNDLED_OPENINGS_NAME};
+
+/// Which games of the numbering a process plays: those with index ≡ `index`
+/// (mod `count`). `0/1` is every game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shard {
+    /// K, in `0..count`.
+    pub index: u64,
+    /// N ≥ 1.
+    pub count: u64,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Self { index: 0, count: 1 }
+    }
+}
+
+impl Shard {
+    /// The global index of the shard's `local`-th game.
+    pub fn game(&self, local: u64) -> u64 {
+        self.index + self.count * local
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    /// `K/N` with `0 ≤ K < N`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("shard {s:?}: expected K/N with 0 <= K < N, e.g. 0/4");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u64, u64) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Self { index, count })
+    }
+}
+
+/// The options of a run. `GenerateConfig::default()` is the command's defaults.
+///
+/// | field | default | meaning |
+/// |---|---|---|
+/// | `evaluator` | `material` | name recorded in `generate.toml` and the records (the evaluator itself is passed to [`generate`]) |
+/// | `openings` | `fixtures/floodgate-30.sfen` | name of the openings, recorded |
+/// | `depth` / `nodes` | depth 3 | fixed search limit of every move |
+/// | `positions` | 100000 | positions to have written (counting a resumed run's) |
+/// | `random_plies` | 8 | plies after the opening in which random moves may be played |
+/// | `random_prob` | 0.5 | probability of a random move in each of those plies |
+/// | `skip_plies` | 16 | positions before this ply (from the start position) are not written |
+/// | `eval_limit` | 3000 | scores clamped to ±this; a game reaching it is adjudicated |
+/// | `max_plies` | 320 | plies (opening included) after which a game is drawn |
+/// | `seed` | 1 | seed of the openings drawn and the random moves |
+/// | `format` | psv | position file format |
+/// | `shard` | 0/1 | games with index ≡ K (mod N) |
+/// | `chunk_games` | 64 | games of the shard per position file |
+/// | `hash_mb` | 16 | megabytes of each side's transposition table |
+/// | `jobs` | 0 (all cores) | threads; changes no output |
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenerateConfig {
+    /// Name of the evaluator (`material` or the model path), recorded.
+    pub evaluator: String,
+    /// Name of the openings used, recorded.
+    pub openings: String,
+    /// Search depth of every move.
+    pub depth: Option<u32>,
+    /// Node limit of every move (counted, so deterministic).
+    pub nodes: Option<u64>,
+    /// Positions to have written, at least (the run stops at a chunk's end).
+    pub positions: u64,
+    /// Plies after the opening during which random moves may be played.
+    pub random_plies: u32,
+    /// Probability that a move in those plies is a uniformly random legal move.
+    pub random_prob: f64,
+    /// Positions before this ply (plies from the start position) are not written.
+    pub skip_plies: u32,
+    /// Scores are clamped to ±`eval_limit`; reaching it adjudicates the game.
+    pub eval_limit: i32,
+    /// Plies from the start position (opening included) after which a game is drawn.
+    pub max_plies: usize,
+    /// Seed of every game's generator (mixed with the game index).
+    pub seed: u64,
+    /// Position file format.
+    pub format: PositionFormat,
+    /// The games this process plays.
+    pub shard: Shard,
+    /// Games of the shard per chunk (one position file per chunk).
+    pub chunk_games: u64,
+    /// Megabytes of each side's transposition table.
+    pub hash_mb: usize,
+    /// Threads; 0 = all cores. Not an output-changing option.
+    pub jobs: usize,
+}
+
+impl Default for GenerateConfig {
+    fn default() -> Self {
+        Self {
+            evaluator: "material".to_string(),
+            openings: BUNDLED_OPENINGS_NAME.to_string(),
+            depth: None,
+            nodes: None,
+            positions: 100_000,
+            random_plies: 8,
+            random_prob: 0.5,
+            skip_plies: 16,
+            eval_limit: 3000,
+            max_plies: 320,
+            seed: 1,
+            format: PositionFormat::Psv,
+            shard: Shard::default(),
+            chunk_games: 64,
+            hash_mb: 16,
+            jobs: 0,
+        }
+    }
+}
+
+impl GenerateConfig {
+    /// The limits of every search: `depth`/`nodes`, depth 3 if neither is set.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            depth: if self.depth.is_none() && self.nodes.is_none() {
+                Some(3)
+            } else {
+                self.depth
+            },
+            nodes: self.nodes,
+            ..Limits::default()
+        }
+    }
+
+    /// Rejects values no run can use, naming the option.
+    pub fn check(&self) -> Result<(), GenerateError> {
+        let bad = |option: &str, value: String, expected: &str| {
+            Err(GenerateError::Config(format!(
+                "--{option} {value}: expected {expected}"
+            )))
+        };
+        if self.depth == Some(0) {
+            return bad("depth", "0".into(), "at least 1");
+        }
+        if self.nodes == Some(0) {
+            return bad("nodes", "0".into(), "at least 1");
+        }
+        if !(0.0..=1.0).contains(&self.random_prob) {
+            return bad("random-prob", self.random_prob.to_string(), "0 to 1");
+        }
+        if !(1..=32000).contains(&self.eval_limit) {
+            return bad("eval-limit", self.eval_limit.to_string(), "1 to 32000");
+        }
+        if self.chunk_games == 0 {
+            return bad("chunk-games", "0".into(), "at least 1");
+        }
+        if self.positions == 0 {
+            return bad("positions", "0".into(), "at least 1");
+        }
+        Ok(())
+    }
+
+    /// The options that decide the output, as `generate.toml` holds them
+    /// (`positions` included but never compared; `jobs` left out).
+    pub fn options_table(&self) -> toml::Table {
+        let mut t = toml::Table::new();
+        let mut put = |k: &str, v: toml::Value| {
+            t.insert(k.to_string(), v);
+        };
+        let int = |v: u64| toml::Value::Integer(v.min(i64::MAX as u64) as i64);
+        put("evaluator", self.evaluator.clone().into());
+        put("openings", self.openings.clone().into());
+        let limits = self.limits();
+        if let Some(d) = limits.depth {
+            put("depth", int(d.into()));
+        }
+        if let Some(n) = limits.nodes {
+            put("nodes", int(n));
+        }
+        put("positions", int(self.positions));
+        put("random_plies", int(self.random_plies.into()));
+        put("random_prob", self.random_prob.into());
+        put("skip_plies", int(self.skip_plies.into()));
+        put("eval_limit", int(self.eval_limit as u64));
+        put("max_plies", int(self.max_plies as u64));
+        put("seed", self.seed.to_string().into());
+        put("format", self.format.to_string().into());
+        put("shard", self.shard.to_string().into());
+        put("chunk_games", int(self.chunk_games));
+        put("hash", int(self.hash_mb as u64));
+        t
+    }
+}
+
+/// Why a run could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// An option value no run can use.
+    #[error("{0}")]
+    Config(String),
+    /// The output folder was written with other options.
+    #[error("option --{option} differs from the run in this folder: it was {was}, now {now} (rerun with the same options to resume, or --force to start over)")]
+    OptionDiffers {
+        /// The option, as on the command line.
+        option: String,
+        /// Its value in `generate.toml`.
+        was: String,
+        /// Its value now.
+        now: String,
+    },
+    /// The output folder holds something a run cannot resume from.
+    #[error("{0}")]
+    Existing(String),
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// A position file could not be read or written.
+    #[error("{0}")]
+    Position(#[from] PositionError),
+}
+
+/// Where a run stands, after each chunk written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Positions in the output folder (a resumed run's included).
+    pub positions: u64,
+    /// Positions written by this call.
+    pub new_positions: u64,
+    /// Games played and written by this call.
+    pub games: u64,
+    /// The target, [`GenerateConfig::positions`].
+    pub target: u64,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Complete chunks found when the run started.
+    pub chunks_before: u64,
+    /// Positions found when the run started.
+    pub positions_before: u64,
+    /// Complete chunks now.
+    pub chunks: u64,
+    /// Positions now.
+    pub positions: u64,
+    /// Games written by this call.
+    pub games: u64,
+    /// Positions of this call's games left out as duplicates.
+    pub duplicates: u64,
+    /// This call's games by ending (`checkmate`, `adjudicated`, `sennichite`, ...).
+    pub endings: BTreeMap<String, u64>,
+    /// Plies of this call's games (opening included).
+    pub plies: u64,
+}
+
+/// Runs (or resumes) a generation into `out` with `eval` on both sides, games
+/// drawn from `openings`, until `cfg.positions` positions are written.
+///
+/// With `force` the run's files already in `out` are removed first; without
+/// it a folder written with other options is refused
+/// ([`GenerateError::OptionDiffers`]). `progress` is called on the calling
+/// thread after each chunk is written. Panics if `openings` is empty.
+pub fn generate<E: Evaluator + Sync + ?Sized>(
+    eval: &E,
+    openings: &[Opening],
+    cfg: &GenerateConfig,
+    out: &Path,
+    force: bool,
+    mut progress: impl FnMut(&Progress),
+) -> Result<Summary, GenerateError> {
+    assert!(
+        !openings.is_empty(),
+        "generation needs at least one opening"
+    );
+    cfg.check()?;
+    if force {
+        files::remove_run(out)?;
+    }
+    let existing = files::open_existing(out, cfg)?;
+    files::start_run(out, cfg)?;
+    let mut seen: HashSet<u64> = existing.seen;
+    let mut summary = Summary {
+        chunks_before: existing.chunks,
+        positions_before: existing.positions,
+        chunks: existing.chunks,
+        positions: existing.positions,
+        ..Summary::default()
+    };
+    if summary.positions >= cfg.positions {
+        return Ok(summary);
+    }
+    let jobs = if cfg.jobs == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        cfg.jobs
+    };
+    let next_chunk = AtomicU64::new(existing.chunks);
+    let stop = AtomicBool::new(false);
+    let mut failure = None;
+    std::thread::scope(|scope| {
+        let (sender, receiver) = mpsc::channel::<(u64, Vec<GeneratedGame>)>();
+        for _ in 0..jobs {
+            let sender = sender.clone();
+            let (next_chunk, stop) = (&next_chunk, &stop);
+            scope.spawn(move || {
+                let mut tables = [
+                    TranspositionTable::new(cfg.hash_mb),
+                    TranspositionTable::new(cfg.hash_mb),
+                ];
+                while !stop.load(Ordering::Relaxed) {
+                    let chunk = next_chunk.fetch_add(1, Ordering::Relaxed);
+                    let mut games = Vec::with_capacity(cfg.chunk_games as usize);
+                    for local in chunk * cfg.chunk_games..(chunk + 1) * cfg.chunk_games {
+                        if stop.load(Ordering::Relaxed) {
+                            return;
+                        }
+                        let g = cfg.shard.game(local);
+                        games.push(play_game(eval, openings, g, cfg, &mut tables));
+                    }
+                    if sender.send((chunk, games)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        let mut pending: BTreeMap<u64, Vec<GeneratedGame>> = BTreeMap::new();
+        let mut chunk = existing.chunks;
+        while summary.positions < cfg.positions {
+            let games = loop {
+                if let Some(games) = pending.remove(&chunk) {
+                    break games;
+                }
+                match receiver.recv() {
+                    Ok((i, games)) => {
+                        pending.insert(i, games);
+                    }
+                    Err(_) => unreachable!("every worker stopped before chunk {chunk}"),
+                }
+            };
+            match files::write_chunk(out, chunk, &games, cfg, &mut seen) {
+                Ok(written) => {
+                    summary.chunks += 1;
+                    summary.positions += written.positions;
+                    summary.duplicates += written.duplicates;
+                    summary.games += games.len() as u64;
+                    for g in &games {
+                        *summary.endings.entry(g.end_name().to_string()).or_default() += 1;
+                        summary.plies += g.moves.len() as u64;
+                    }
+                    progress(&Progress {
+                        positions: summary.positions,
+                        new_positions: summary.positions - summary.positions_before,
+                        games: summary.games,
+                        target: cfg.positions,
+                    });
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+            chunk += 1;
+        }
+        stop.store(true, Ordering::Relaxed);
+        // Dropping the receiver stops workers that finish a chunk after this.
+        drop(receiver);
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}
+
+#[cfg(test)]
+mod tests;
