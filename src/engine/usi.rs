@@ -3,16 +3,30 @@
 //! This module only speaks USI: the search is [`crate::engine::search`], the
 //! evaluator is chosen once by an [`EvalChoice`] and handed in.
 //!
-//! Behaviour worth knowing:
+//! Behaviour worth knowing (the engine is always listening: the input loop never
+//! waits for a search to finish on its own):
 //! - stdin is read on the calling thread; a `go` starts a search thread, so `stop`,
-//!   `ponderhit` and `isready` are answered while it runs. Every line written is flushed.
+//!   `ponderhit`, `isready` (answered `readyok` at once) and `quit` are answered
+//!   while it runs. Every line written is flushed.
+//! - A `position`/`go`/`setoption`/`usinewgame`/`gameover` arriving during a search
+//!   (finite or not) stops it first — its `bestmove` is sent — then acts.
+//! - End of input acts as `quit`: a running search is given [`EOF_GRACE_MS`] to
+//!   finish on its own (so `echo "go depth 3" | kifulearn usi` still answers its
+//!   search), then stopped; the process ends within a second even during
+//!   `go depth 64` or `go infinite`.
 //! - Unknown or malformed lines are answered with one `info string` and otherwise
-//!   ignored; an illegal move in `position` is reported and the position is left as
-//!   it was. Nothing in the input can make the loop panic.
+//!   ignored. Nothing in the input can make the loop panic.
+//! - A malformed `go` (an unknown word, a limit without a number, a negative
+//!   number) is refused with `info string go ignored: ...` and starts no search:
+//!   it is never turned into an infinite search.
+//! - An illegal `position` (bad SFEN, an illegal move in the list) is reported and
+//!   leaves the engine with *no position*: the next `go` answers
+//!   `info string no position` and `bestmove resign`. Keeping the previous position
+//!   instead would have the engine play a move for a game the GUI is not playing.
+//! - `setoption name ModelFile` reports what it loaded (`info string ModelFile: ...`);
+//!   a missing or unreadable model is reported and the previous evaluator kept.
 //! - `go infinite` and `go ponder` never send `bestmove` before `stop` (or
-//!   `ponderhit`, for ponder). A `position`/`go`/`setoption`/`usinewgame` arriving
-//!   during such a search stops it first; during a finite search it waits for it.
-//! - End of input acts as `quit`, except that a finite search is allowed to finish.
+//!   `ponderhit`, for ponder).
 //! - A `go` without any limit (no depth, nodes, clock, move time) searches until
 //!   `stop`, like `go infinite`.
 //! - `bestmove resign` when the side to move has no legal move; `bestmove win`
@@ -37,6 +51,9 @@ use crate::shogi::{Move, Position};
 
 /// Milliseconds kept in hand on every timed move for process and pipe delays.
 pub const MARGIN_MS: u64 = 150;
+
+/// Milliseconds a running search may go on after the end of input before it is stopped.
+pub const EOF_GRACE_MS: u64 = 500;
 
 /// The engine's options, as set by `setoption`.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,7 +113,9 @@ pub struct Go {
 }
 
 impl Go {
-    /// Parses the words after `go`; words it does not understand are returned as complaints.
+    /// Parses the words after `go`; words it does not understand, limits without a
+    /// number and negative numbers are returned as complaints (the caller refuses
+    /// such a `go`).
     pub fn parse(words: &[&str]) -> (Self, Vec<String>) {
         let mut go = Go::default();
         let mut complaints = Vec::new();
@@ -114,18 +133,18 @@ impl Go {
                 _ => None,
             };
             if let Some(slot) = slot {
-                match words.get(i + 1).map(|v| v.parse::<i64>()) {
-                    Some(Ok(v)) => *slot = Some(v.max(0) as u64),
-                    _ => complaints.push(format!("{w} needs a number")),
+                match number_after(words, i) {
+                    Ok(v) => *slot = Some(v),
+                    Err(e) => complaints.push(format!("{w} {e}")),
                 }
                 i += 2;
                 continue;
             }
             match w {
                 "depth" => {
-                    match words.get(i + 1).map(|v| v.parse::<u32>()) {
-                        Some(Ok(v)) => go.depth = Some(v.max(1)),
-                        _ => complaints.push("depth needs a number".to_string()),
+                    match number_after(words, i).map(|v| u32::try_from(v).unwrap_or(u32::MAX)) {
+                        Ok(v) => go.depth = Some(v.max(1)),
+                        Err(e) => complaints.push(format!("depth {e}")),
                     }
                     i += 2;
                     continue;
@@ -170,6 +189,23 @@ impl Go {
     }
 }
 
+/// The word after `words[i]` as a number of milliseconds, nodes or plies.
+fn number_after(words: &[&str], i: usize) -> Result<u64, String> {
+    match words.get(i + 1) {
+        None => Err("needs a number".to_string()),
+        Some(v) => match v.parse::<u64>() {
+            Ok(n) => Ok(n),
+            Err(_) if v.parse::<i64>().is_ok() => {
+                Err(format!("needs a number >= 0, got {}", clip(v)))
+            }
+            Err(_) if v.bytes().all(|b| b.is_ascii_digit()) => {
+                Err(format!("number too large: {}", clip(v)))
+            }
+            Err(_) => Err(format!("needs a number, got {}", clip(v))),
+        },
+    }
+}
+
 struct Running {
     handle: JoinHandle<()>,
     control: Arc<Control>,
@@ -191,7 +227,8 @@ pub struct UsiEngine<W: Write + Send + 'static> {
     options: Options,
     choice: EvalChoice,
     evaluator: DynEvaluator,
-    position: Position,
+    /// `None` after an illegal `position`: `go` then resigns rather than guess.
+    position: Option<Position>,
     history: Vec<PathEntry>,
     tt: Arc<Mutex<TranspositionTable>>,
     running: Option<Running>,
@@ -253,7 +290,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             choice,
             evaluator,
             history: Vec::new(),
-            position: pos,
+            position: Some(pos),
             running: None,
             games: 0,
         })
@@ -264,9 +301,9 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
         &self.options
     }
 
-    /// The current position.
-    pub fn position(&self) -> &Position {
-        &self.position
+    /// The current position; `None` after an illegal `position` command.
+    pub fn position(&self) -> Option<&Position> {
+        self.position.as_ref()
     }
 
     fn say(&self, line: &str) {
@@ -286,21 +323,22 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
         match command {
             "usi" => self.usi(),
             "isready" => self.say("readyok"),
+            // A command that changes what is searched stops the running search first.
             "setoption" => {
-                self.finish_search(false);
+                self.finish_search(true);
                 self.setoption(&words[1..]);
             }
             "usinewgame" => {
-                self.finish_search(false);
+                self.finish_search(true);
                 self.games += 1;
                 self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
             }
             "position" => {
-                self.finish_search(false);
+                self.finish_search(true);
                 self.set_position(&words[1..]);
             }
             "go" => {
-                self.finish_search(false);
+                self.finish_search(true);
                 self.go(&words[1..]);
             }
             "stop" => {
@@ -337,6 +375,22 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 self.info_string("the search thread failed");
             }
         }
+    }
+
+    /// Lets a running search go on for at most `grace`, then stops it and waits for
+    /// its `bestmove` (the end of input: a piped `go depth 3` still gets its answer,
+    /// a `go depth 64` or `go infinite` does not keep the process alive).
+    pub fn finish_search_within(&mut self, grace: Duration) {
+        if let Some(r) = &self.running {
+            let deadline = Instant::now() + grace;
+            while !r.handle.is_finished()
+                && !r.control.untimed.load(Ordering::Relaxed)
+                && Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        self.finish_search(true);
     }
 
     fn usi(&self) {
@@ -403,12 +457,25 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             "EvalScale" => number(1, 1_000_000).map(|v| self.options.eval_scale = v as i32),
             "EvalNoise" => number(0, 1000).map(|v| self.options.eval_noise = v as i32),
             "NoiseSeed" => number(0, 1_000_000_000).map(|v| self.options.noise_seed = v as u64),
+            // A model that cannot be loaded keeps the previous evaluator, and says so;
+            // the evaluator in use is always named.
             "ModelFile" => {
                 let choice = EvalChoice::parse(&value);
-                load_evaluator(&choice).map(|e| {
-                    self.evaluator = e;
-                    self.choice = choice;
-                })
+                match load_evaluator(&choice) {
+                    Ok(e) => {
+                        self.evaluator = e;
+                        self.choice = choice;
+                        self.info_string(&format!(
+                            "ModelFile: using {}",
+                            clip(&self.choice.name())
+                        ));
+                        Ok(())
+                    }
+                    Err(e) => Err(format!(
+                        "ModelFile not loaded, still using {}: {e}",
+                        clip(&self.choice.name())
+                    )),
+                }
             }
             _ => Err(format!("unknown option ignored: {}", clip(&name))),
         };
@@ -427,10 +494,13 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             }
             _ => Err("position needs: position startpos|sfen SFEN [moves ...]".to_string()),
         };
+        // Whatever the error, the old position is dropped: see the module notes.
+        self.position = None;
+        self.history.clear();
         let start = match start {
             Ok(p) => p,
             Err(e) => {
-                self.info_string(&format!("position ignored: {}", clip(&e)));
+                self.info_string(&format!("position cleared: {}", clip(&e)));
                 return;
             }
         };
@@ -444,7 +514,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 }
                 Err(_) => {
                     self.info_string(&format!(
-                        "position ignored: move {} ({}) is not legal in {}",
+                        "position cleared: move {} ({}) is not legal in {}",
                         clip(text),
                         moves.len() + 1,
                         pos.to_sfen()
@@ -456,19 +526,25 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
         let mut history = game_path(&start, &moves);
         history.pop();
         self.history = history;
-        self.position = pos;
+        self.position = Some(pos);
     }
 
     fn go(&mut self, words: &[&str]) {
         let (go, complaints) = Go::parse(words);
-        for c in &complaints {
-            self.info_string(&format!("go: {c}"));
+        if !complaints.is_empty() {
+            self.info_string(&format!("go ignored: {}", complaints.join("; ")));
+            return;
         }
         if go.mate {
             self.say("checkmate notimplemented");
             return;
         }
-        let (soft_time, hard_time) = go.time_limits(self.position.side_to_move());
+        let Some(position) = self.position.clone() else {
+            self.info_string("no position");
+            self.say("bestmove resign");
+            return;
+        };
+        let (soft_time, hard_time) = go.time_limits(position.side_to_move());
         let cap = (self.options.depth > 0).then_some(self.options.depth);
         let depth = match (go.depth, cap) {
             (Some(d), Some(c)) => Some(d.min(c)),
@@ -498,7 +574,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             seed,
         );
         let job = SearchJob {
-            pos: self.position.clone(),
+            pos: position,
             history: self.history.clone(),
             limits,
             control: Arc::clone(&control),
@@ -589,7 +665,7 @@ pub fn run<R: BufRead, W: Write + Send + 'static>(
             }
         }
     }
-    engine.finish_search(false);
+    engine.finish_search_within(Duration::from_millis(EOF_GRACE_MS));
     Ok(())
 }
 
@@ -657,36 +733,63 @@ mod tests {
         );
         assert_eq!(
             lines[3],
-            "info string position ignored: position needs: position startpos|sfen SFEN [moves ...]"
+            "info string position cleared: position needs: position startpos|sfen SFEN [moves ...]"
         );
         assert!(
-            lines[4].starts_with("info string position ignored: invalid SFEN"),
+            lines[4].starts_with("info string position cleared: invalid SFEN"),
             "{}",
             lines[4]
         );
-        assert_eq!(lines[5], "info string go: depth needs a number");
-        assert!(lines.contains(&"readyok".to_string()));
-        // The bare `go` left after the complaint still searches from the start position.
-        let best = bestmoves(&lines);
-        assert_eq!(best.len(), 1, "{lines:?}");
+        assert_eq!(
+            lines[5],
+            "info string go ignored: depth needs a number, got zz"
+        );
+        assert_eq!(lines[6], "readyok");
+        // A malformed `go` starts no search (it used to become an infinite one).
+        assert!(bestmoves(&lines).is_empty(), "{lines:?}");
     }
 
     #[test]
-    fn illegal_move_in_position_is_reported_and_the_position_kept() {
+    fn malformed_go_is_refused_not_searched() {
+        for (go, why) in [
+            ("go byoyomi", "byoyomi needs a number"),
+            ("go btime -5 wtime 0", "btime needs a number >= 0, got -5"),
+            ("go depth -1", "depth needs a number >= 0, got -1"),
+            ("go depth 3 sideways", "unknown go argument sideways"),
+            (
+                "go nodes 99999999999999999999999",
+                "nodes number too large: 99999999999999999999999",
+            ),
+        ] {
+            let lines = session(&format!("position startpos\n{go}\nisready\n"));
+            assert_eq!(
+                lines,
+                vec![format!("info string go ignored: {why}"), "readyok".into()],
+                "{go}"
+            );
+        }
+    }
+
+    #[test]
+    fn illegal_move_in_position_is_reported_and_clears_the_position() {
         let out = Shared::default();
         let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
         engine.handle_line("position startpos moves 7g7f 3c3d");
-        let before = engine.position().to_sfen();
+        assert!(engine.position().is_some());
         engine.handle_line("position startpos moves 7g7f 7g7f");
-        assert_eq!(engine.position().to_sfen(), before);
+        assert!(engine.position().is_none());
+        engine.handle_line("go depth 1");
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert_eq!(
             text,
-            "info string position ignored: move 7g7f (2) is not legal in \
-             lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\n"
+            "info string position cleared: move 7g7f (2) is not legal in \
+             lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\n\
+             info string no position\nbestmove resign\n"
         );
+        engine.handle_line("position startpos moves 7g7f");
+        assert!(engine.position().is_some());
         engine.handle_line("position startpos moves 9z9z");
-        assert_eq!(engine.position().to_sfen(), before);
+        assert!(engine.position().is_none());
     }
 
     #[test]
@@ -705,7 +808,7 @@ mod tests {
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         let best = text.lines().find(|l| l.starts_with("bestmove")).unwrap();
         let mv = best.split_whitespace().nth(1).unwrap();
-        assert!(engine.position().parse_move(mv).is_ok(), "{best}");
+        assert!(engine.position().unwrap().parse_move(mv).is_ok(), "{best}");
         assert!(text.contains("info depth 1 seldepth"), "{text}");
     }
 
@@ -776,7 +879,8 @@ mod tests {
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert_eq!(
             text,
-            "info string /nonexistent/model.txt: No such file or directory (os error 2)\n"
+            "info string ModelFile not loaded, still using material: \
+             /nonexistent/model.txt: No such file or directory (os error 2)\n"
         );
         assert!(UsiEngine::new(Shared::default(), EvalChoice::parse("x.model")).is_err());
 
@@ -804,6 +908,28 @@ mod tests {
         engine.handle_line("quit");
         let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
         assert!(text.contains("bestmove "), "{text}");
+
+        // Loaded by ModelFile: named; then a missing file keeps it, and says so.
+        let out = Shared::default();
+        let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+        engine.handle_line(&format!(
+            "setoption name ModelFile value {}",
+            path.display()
+        ));
+        engine.handle_line("setoption name ModelFile value /nonexistent/x.model");
+        let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            format!("info string ModelFile: using {}", path.display())
+        );
+        assert!(
+            lines[1].starts_with(&format!(
+                "info string ModelFile not loaded, still using {}: /nonexistent/x.model:",
+                path.display()
+            )),
+            "{text}"
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -12,8 +12,10 @@
 //! data). The group ids are kept for a learner that asks for them
 //! ([`read_paths_with_groups`], [`RowBuffer::group`]) and ignored otherwise.
 //! Everything else stays strict: an empty line, a non-numeric label, an
-//! index that is not a positive integer, unsorted indices, or `qid:` anywhere
-//! but right after the label is an error naming the file and line.
+//! index that is not a positive integer, an index beyond
+//! [`crate::model::MAX_FEATURES`] (learners size their weights by the largest
+//! index, so `4294967295:1` would be a 32 GB allocation), unsorted indices, or
+//! `qid:` anywhere but right after the label is an error naming the file and line.
 //!
 //! Labels are kept as `f64`: the writer prints them in shortest round-trip
 //! `f64` form, liblinear reads them as `double`, and the objective is summed in
@@ -515,6 +517,13 @@ fn parse_line(line: &[u8], rows: &mut RowBuffer) -> Result<(), String> {
         let colon = token.iter().position(|&b| b == b':').ok_or_else(bad)?;
         let index = parse_index(&token[..colon]).ok_or_else(bad)?;
         let value = parse_f32(&token[colon + 1..]).ok_or_else(bad)?;
+        // Learners size their weights by the largest index: check it before it is believed.
+        if index as usize > crate::model::MAX_FEATURES {
+            return Err(format!(
+                "index {index} is beyond the limit of {} features",
+                crate::model::MAX_FEATURES
+            ));
+        }
         if index <= last {
             return Err(format!(
                 "index {index} after {last}, indices must be strictly ascending"

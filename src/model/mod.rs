@@ -9,6 +9,21 @@
 //! count × (`u32` 0-based index, `f32` weight)). Sparse is chosen when fewer
 //! than half the weights are nonzero.
 //! A sidecar `MODEL.meta.toml` keeps the feature-set name and the options.
+//!
+//! Sizes are checked before they are believed, so a damaged or hostile file gives
+//! an error naming the file and the line (text) or byte offset (binary), never a
+//! huge allocation:
+//! - `nr_feature` (text or binary) is at most [`MAX_FEATURES`];
+//! - a text model has exactly `nr_feature` weights (plus the bias weight when
+//!   `bias >= 0`) after `w`, no fewer and no more;
+//! - a binary model's counts × their sizes fit in the bytes that remain.
+//!
+//! A model and its sidecar are one unit ([`Model::load`] checks them together):
+//! - the sidecar's `features` must name a known feature set, whose dimension is at
+//!   least the model's `nr_feature` (a model cannot have weights for features its
+//!   set does not have);
+//! - a sidecar `nr_feature` key, when present, must equal the model's;
+//! - a binary model's sidecar, when present, must name the header's feature set.
 
 use std::fmt::Write as _;
 use std::io;
@@ -16,6 +31,12 @@ use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 4] = b"KFLM";
 const VERSION: u32 = 1;
+
+/// The largest number of features (`nr_feature`, the largest 1-based libsvm index)
+/// any file may declare: 2^24 = 16,777,216, about three times the dimension of the
+/// largest feature set (`relation,material,kp`, 5,513,784), and 128 MB per `f64`
+/// weight vector. A count beyond it is a damaged file, not a model.
+pub const MAX_FEATURES: usize = 1 << 24;
 
 /// A linear regression model: `y = w · x (+ w_b * bias when bias >= 0)`.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,9 +124,18 @@ impl Model {
             path: path.to_path_buf(),
             message,
         };
+        // The line of a token of `text` (tokens are slices of it).
+        let line_of = |token: &str| {
+            let at = (token.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+            1 + text.as_bytes()[..at.min(text.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+        };
         let mut tokens = text.split_ascii_whitespace();
         let (mut solver, mut nr_feature, mut bias, mut nr_class) = (None, None, None, None);
-        loop {
+        let mut nr_feature_line = 0;
+        let (w_line, w_at) = loop {
             let key = tokens
                 .next()
                 .ok_or_else(|| err("no \"w\" line before the end of the file".into()))?;
@@ -115,16 +145,23 @@ impl Model {
                     .ok_or_else(|| err(format!("expected a value after \"{what}\"")))
             };
             match key {
-                "w" => break,
+                "w" => break (line_of(key), key.as_ptr() as usize - text.as_ptr() as usize),
                 "solver_type" => solver = Some(value(key)?.to_string()),
                 "nr_class" => nr_class = Some(value(key)?.to_string()),
                 "nr_feature" => {
                     let v = value(key)?;
-                    nr_feature = Some(v.parse::<u32>().map_err(|_| {
+                    nr_feature_line = line_of(v);
+                    let n = v.parse::<u32>().map_err(|_| {
                         err(format!(
-                            "found \"{v}\", expected a feature count after nr_feature"
+                            "line {nr_feature_line}: found \"{v}\", expected a feature count after nr_feature"
                         ))
-                    })?)
+                    })?;
+                    if n as usize > MAX_FEATURES {
+                        return Err(err(format!(
+                            "line {nr_feature_line}: nr_feature {n} is beyond the limit of {MAX_FEATURES} features"
+                        )));
+                    }
+                    nr_feature = Some(n)
                 }
                 "bias" => {
                     let v = value(key)?;
@@ -135,7 +172,7 @@ impl Model {
                 }
                 other => return Err(err(format!("unknown text in model file: \"{other}\""))),
             }
-        }
+        };
         let solver = solver.ok_or_else(|| err("missing solver_type".into()))?;
         if !solver.contains("SVR") {
             return Err(err(format!(
@@ -148,15 +185,30 @@ impl Model {
         let n = nr_feature.ok_or_else(|| err("missing nr_feature".into()))? as usize;
         let bias = bias.ok_or_else(|| err("missing bias".into()))?;
         let total = n + usize::from(bias >= 0.0);
-        let mut w = Vec::with_capacity(total);
+        // Each weight takes at least two bytes (a digit and a separator): never
+        // reserve more than the rest of the file can hold.
+        let room = text.len().saturating_sub(w_at) / 2 + 1;
+        let mut w = Vec::with_capacity(total.min(room));
         for k in 0..total {
-            let t = tokens
-                .next()
-                .ok_or_else(|| err(format!("expected {total} weights after \"w\", found {k}")))?;
-            w.push(
-                t.parse::<f64>()
-                    .map_err(|_| err(format!("found \"{t}\", expected weight {}", k + 1)))?,
-            );
+            let t = tokens.next().ok_or_else(|| {
+                err(format!(
+                    "line {nr_feature_line}: nr_feature {n}{} needs {total} weights after \"w\" (line {w_line}), the file has {k}",
+                    if bias >= 0.0 { " and the bias" } else { "" }
+                ))
+            })?;
+            w.push(t.parse::<f64>().map_err(|_| {
+                err(format!(
+                    "line {}: found \"{t}\", expected weight {}",
+                    line_of(t),
+                    k + 1
+                ))
+            })?);
+        }
+        if let Some(t) = tokens.next() {
+            return Err(err(format!(
+                "line {}: found \"{t}\" after the {total} weights that nr_feature {n} (line {nr_feature_line}) announces",
+                line_of(t)
+            )));
         }
         let bias_weight = if bias >= 0.0 {
             w.pop().unwrap_or(0.0)
@@ -213,38 +265,94 @@ impl Model {
         if r.take(4) != Some(MAGIC.as_slice()) {
             return Err(err("not a kifulearn binary model (bad magic)"));
         }
-        let truncated = || err("truncated binary model");
-        let version = r.u32().ok_or_else(truncated)?;
+        let size = bytes.len();
+        let truncated = |at: usize, what: &str| {
+            err(&format!(
+                "byte {at}: truncated binary model: expected {what}, the file ends at byte {size}"
+            ))
+        };
+        let version = r.u32().ok_or_else(|| truncated(r.at, "the version"))?;
         if version != VERSION {
             return Err(err(&format!(
                 "binary model version {version}, this build reads version {VERSION}"
             )));
         }
-        let len = r.u32().ok_or_else(truncated)? as usize;
-        let features = std::str::from_utf8(r.take(len).ok_or_else(truncated)?)
-            .map_err(|_| err("feature-set name is not UTF-8"))?
-            .to_string();
-        let n = r.u32().ok_or_else(truncated)? as usize;
-        let bias = f64::from_le_bytes(r.take(8).ok_or_else(truncated)?.try_into().unwrap());
-        let bias_weight = r.f32().ok_or_else(truncated)? as f64;
-        let layout = *r.take(1).ok_or_else(truncated)?.first().unwrap();
-        let mut w = vec![0.0; n];
+        let len = r
+            .u32()
+            .ok_or_else(|| truncated(r.at, "the feature-set name's length"))?
+            as usize;
+        let at = r.at;
+        let features = std::str::from_utf8(
+            r.take(len)
+                .ok_or_else(|| truncated(at, &format!("a feature-set name of {len} bytes")))?,
+        )
+        .map_err(|_| err(&format!("byte {at}: feature-set name is not UTF-8")))?
+        .to_string();
+        let at = r.at;
+        let n = r.u32().ok_or_else(|| truncated(at, "nr_feature"))? as usize;
+        if n > MAX_FEATURES {
+            return Err(err(&format!(
+                "byte {at}: nr_feature {n} is beyond the limit of {MAX_FEATURES} features"
+            )));
+        }
+        let bias = f64::from_le_bytes(
+            r.take(8)
+                .ok_or_else(|| truncated(r.at, "the bias"))?
+                .try_into()
+                .unwrap(),
+        );
+        let bias_weight = r.f32().ok_or_else(|| truncated(r.at, "the bias weight"))? as f64;
+        let layout = *r
+            .take(1)
+            .ok_or_else(|| truncated(r.at, "the weight layout"))?
+            .first()
+            .unwrap();
+        // Counts are checked against the bytes that remain before anything is sized by them.
+        let check_room = |at: usize, count: usize, each: usize, what: &str| {
+            let remaining = size - at;
+            if count.saturating_mul(each) > remaining {
+                Err(err(&format!(
+                    "byte {at}: {what} {count} needs {} bytes, only {remaining} remain",
+                    count.saturating_mul(each)
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        let mut w;
         match layout {
             0 => {
+                check_room(r.at, n, 4, "nr_feature")?;
+                w = vec![0.0; n];
                 for wj in w.iter_mut() {
-                    *wj = r.f32().ok_or_else(truncated)? as f64;
+                    *wj = r.f32().ok_or_else(|| truncated(r.at, "a weight"))? as f64;
                 }
             }
             1 => {
-                let count = r.u32().ok_or_else(truncated)?;
+                let at = r.at;
+                let count = r
+                    .u32()
+                    .ok_or_else(|| truncated(at, "the count of nonzero weights"))?
+                    as usize;
+                check_room(r.at, count, 8, "the count of nonzero weights")?;
+                w = vec![0.0; n];
                 for _ in 0..count {
-                    let j = r.u32().ok_or_else(truncated)? as usize;
-                    let v = r.f32().ok_or_else(truncated)?;
-                    *w.get_mut(j)
-                        .ok_or_else(|| err("weight index beyond nr_feature"))? = v as f64;
+                    let at = r.at;
+                    let j = r.u32().ok_or_else(|| truncated(at, "an index"))? as usize;
+                    let v = r.f32().ok_or_else(|| truncated(r.at, "a weight"))?;
+                    *w.get_mut(j).ok_or_else(|| {
+                        err(&format!(
+                            "byte {at}: weight index {j} beyond nr_feature {n}"
+                        ))
+                    })? = v as f64;
                 }
             }
-            _ => return Err(err("unknown weight layout")),
+            other => {
+                return Err(err(&format!(
+                    "byte {}: unknown weight layout {other}",
+                    r.at - 1
+                )))
+            }
         }
         Ok(Model {
             solver_type: "L2R_L2LOSS_SVR".into(),
@@ -262,20 +370,67 @@ impl Model {
             path: path.to_path_buf(),
             source,
         })?;
+        let meta = std::fs::read_to_string(meta_path(path)).ok();
         if bytes.starts_with(MAGIC) {
-            return Model::from_binary(path, &bytes);
+            let model = Model::from_binary(path, &bytes)?;
+            if let Some(f) = meta.as_deref().and_then(|m| meta_string(m, "features")) {
+                if f != model.features {
+                    return Err(ModelError::Format {
+                        path: meta_path(path),
+                        message: format!(
+                            "features = \"{f}\" disagrees with the binary model's header ({})",
+                            model.features
+                        ),
+                    });
+                }
+            }
+            model.check_meta(path, meta.as_deref())?;
+            return Ok(model);
         }
         let text = std::str::from_utf8(&bytes).map_err(|_| ModelError::Format {
             path: path.to_path_buf(),
             message: "neither a binary model nor UTF-8 text".into(),
         })?;
         let mut model = Model::from_text(path, text)?;
-        if let Ok(meta) = std::fs::read_to_string(meta_path(path)) {
-            if let Some(f) = meta_string(&meta, "features") {
-                model.features = f;
+        if let Some(f) = meta.as_deref().and_then(|m| meta_string(m, "features")) {
+            model.features = f;
+        }
+        model.check_meta(path, meta.as_deref())?;
+        Ok(model)
+    }
+
+    /// The model against its feature set and sidecar (see the module docs).
+    fn check_meta(&self, path: &Path, meta: Option<&str>) -> Result<(), ModelError> {
+        let refuse = |message: String| ModelError::Format {
+            path: meta_path(path),
+            message: format!("{message}: the model and its sidecar do not belong together"),
+        };
+        if let Some(n) = meta.and_then(|m| meta_value(m, "nr_feature")) {
+            if n.parse::<usize>().ok() != Some(self.nr_feature()) {
+                return Err(refuse(format!(
+                    "nr_feature = {n} but {} has nr_feature {}",
+                    path.display(),
+                    self.nr_feature()
+                )));
             }
         }
-        Ok(model)
+        if self.features.trim().is_empty() {
+            return Ok(());
+        }
+        let features: crate::features::Features = self
+            .features
+            .parse()
+            .map_err(|e| refuse(format!("features = \"{}\": {e}", self.features)))?;
+        let dimension = crate::features::FeatureSet::dimension(&features) as usize;
+        if self.nr_feature() > dimension {
+            return Err(refuse(format!(
+                "features = \"{}\" has dimension {dimension} but {} has nr_feature {}",
+                self.features,
+                path.display(),
+                self.nr_feature()
+            )));
+        }
+        Ok(())
     }
 
     /// Writes the model (text or binary) through a temporary name and a rename,
@@ -322,6 +477,14 @@ pub fn toml_string(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// The raw value of `key = value` in a sidecar.
+fn meta_value<'a>(meta: &'a str, key: &str) -> Option<&'a str> {
+    meta.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        (k.trim() == key).then_some(v.trim())
+    })
 }
 
 fn meta_string(meta: &str, key: &str) -> Option<String> {
@@ -479,10 +642,110 @@ mod tests {
         assert!(back.w[10..].iter().all(|&w| w == 0.0));
         let e = Model::from_binary(&bin, &bytes[..bytes.len() - 3]).unwrap_err();
         assert!(
-            e.to_string().ends_with("m.bin: truncated binary model"),
+            e.to_string().ends_with(
+                "m.bin: byte 33: the count of nonzero weights 10 needs 80 bytes, only 77 remain"
+            ),
             "{e}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_feature_limit_covers_every_feature_set() {
+        let largest: crate::features::Features = "relation,material,kp,mirror".parse().unwrap();
+        let d = crate::features::FeatureSet::dimension(&largest) as usize;
+        assert!(d * 3 <= MAX_FEATURES, "{d}");
+    }
+
+    #[test]
+    fn binary_counts_are_checked_against_the_file_length() {
+        let p = Path::new("m.bin");
+        let e = |b: &[u8]| Model::from_binary(p, b).unwrap_err().to_string();
+        assert_eq!(
+            e(b"KFLM"),
+            "m.bin: byte 4: truncated binary model: expected the version, the file ends at byte 4"
+        );
+        let header = |n: u32, layout: u8| {
+            let mut b = Vec::new();
+            b.extend_from_slice(b"KFLM");
+            b.extend_from_slice(&1u32.to_le_bytes());
+            b.extend_from_slice(&8u32.to_le_bytes());
+            b.extend_from_slice(b"material");
+            b.extend_from_slice(&n.to_le_bytes());
+            b.extend_from_slice(&(-1f64).to_le_bytes());
+            b.extend_from_slice(&0f32.to_le_bytes());
+            b.push(layout);
+            b
+        };
+        assert_eq!(
+            e(&header(u32::MAX, 0)),
+            "m.bin: byte 20: nr_feature 4294967295 is beyond the limit of 16777216 features"
+        );
+        assert_eq!(
+            e(&header(1 << 20, 0)),
+            "m.bin: byte 37: nr_feature 1048576 needs 4194304 bytes, only 0 remain"
+        );
+        let mut sparse = header(100, 1);
+        sparse.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            e(&sparse),
+            "m.bin: byte 41: the count of nonzero weights 4294967295 needs 34359738360 bytes, only 0 remain"
+        );
+        let mut name = b"KFLM".to_vec();
+        name.extend_from_slice(&1u32.to_le_bytes());
+        name.extend_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(
+            e(&name),
+            "m.bin: byte 12: truncated binary model: expected a feature-set name of 4294967295 bytes, the file ends at byte 12"
+        );
+    }
+
+    #[test]
+    fn a_model_and_its_sidecar_must_agree() {
+        let dir = std::env::temp_dir().join(format!("kifulearn-meta-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.model");
+        let model = Model {
+            solver_type: "L2R_L2LOSS_SVR".into(),
+            w: vec![0.5; 200],
+            bias: -1.0,
+            bias_weight: 0.0,
+            features: String::new(),
+        };
+        model.save(&path, false).unwrap();
+        // No sidecar: a liblinear model, loaded as it is.
+        assert!(Model::load(&path).is_ok());
+        // The material set has 104 features, the model 200 weights.
+        write_meta(&path, "material", &[]).unwrap();
+        let e = Model::load(&path).unwrap_err().to_string();
+        assert!(
+            e.ends_with(
+                "m.model.meta.toml: features = \"material\" has dimension 104 but \
+                 the model and its sidecar do not belong together"
+            ) || e.contains("has dimension 104 but"),
+            "{e}"
+        );
+        assert!(e.contains("has nr_feature 200"), "{e}");
+        write_meta(&path, "no-such-set", &[]).unwrap();
+        let e = Model::load(&path).unwrap_err().to_string();
+        assert!(e.contains("features = \"no-such-set\""), "{e}");
+        write_meta(&path, "relation", &[("nr_feature", "199".into())]).unwrap();
+        let e = Model::load(&path).unwrap_err().to_string();
+        assert!(e.contains("nr_feature = 199 but"), "{e}");
+        write_meta(&path, "relation", &[("nr_feature", "200".into())]).unwrap();
+        assert_eq!(Model::load(&path).unwrap().features, "relation");
+        // A binary model's sidecar must name the header's set.
+        let bin = dir.join("m.bin");
+        let mut named = model.clone();
+        named.features = "relation".into();
+        named.save(&bin, true).unwrap();
+        write_meta(&bin, "kp", &[]).unwrap();
+        let e = Model::load(&bin).unwrap_err().to_string();
+        assert!(
+            e.contains("disagrees with the binary model's header (relation)"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
@@ -491,7 +754,25 @@ mod tests {
         let e = |t: &str| Model::from_text(p, t).unwrap_err().to_string();
         assert_eq!(
             e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 3\nbias -1\nw\n1\n2\n"),
-            "m.model: expected 3 weights after \"w\", found 2"
+            "m.model: line 3: nr_feature 3 needs 3 weights after \"w\" (line 5), the file has 2"
+        );
+        assert_eq!(
+            e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 1\nbias 1\nw\n1\n"),
+            "m.model: line 3: nr_feature 1 and the bias needs 2 weights after \"w\" (line 5), the file has 1"
+        );
+        assert_eq!(
+            e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n2\n"),
+            "m.model: line 7: found \"2\" after the 1 weights that nr_feature 1 (line 3) announces"
+        );
+        // A count beyond the limit is refused before anything is allocated.
+        assert_eq!(
+            e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 4294967295\nbias -1\nw\n1\n"),
+            "m.model: line 3: nr_feature 4294967295 is beyond the limit of 16777216 features"
+        );
+        // Within the limit but not in the file: an error, and no 16M reservation.
+        assert_eq!(
+            e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 16777216\nbias -1\nw\n1\n"),
+            "m.model: line 3: nr_feature 16777216 needs 16777216 weights after \"w\" (line 5), the file has 1"
         );
         assert_eq!(
             e("solver_type L2R_L2LOSS_SVR\nfoo 2\n"),

@@ -489,6 +489,17 @@ pub fn read_file(path: &Path) -> FileGames {
             "a CSA, KIF, KI2, USI or Kisen game record",
         ))],
     };
+    // A file that holds no game (an empty `.sfen`) is said to, not counted as nothing.
+    let games = if games.is_empty() {
+        vec![Err(RecordError::at_line(
+            path,
+            1,
+            String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned(),
+            "a game (no game in the file)",
+        ))]
+    } else {
+        games
+    };
     FileGames {
         path: path.to_path_buf(),
         format,
@@ -498,34 +509,92 @@ pub fn read_file(path: &Path) -> FileGames {
 
 /// The record files under `paths` (files as given; folders recursively, sorted by
 /// path), skipping hidden files, Kisen `.idx` companions and README/license texts.
+///
+/// A path that does not exist is an error naming it. Whatever is not a regular
+/// file or a folder (a FIFO, a socket, a device, a dangling link) is skipped with
+/// a warning on stderr, since reading it could block forever; a file or folder
+/// reached twice (symbolic links, a link loop) is read once, by canonical path.
 pub fn find_record_files(paths: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-            .map(|e| e.map(|e| e.path()))
-            .collect::<Result<_, _>>()?;
-        entries.sort();
-        for p in entries {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with('.') {
-                continue;
-            }
-            if p.is_dir() {
-                walk(&p, out)?;
-            } else if is_record_name(&p) {
-                out.push(p);
-            }
-        }
-        Ok(())
+    find_record_files_noting(paths, |w| eprintln!("warning: {w}"))
+}
+
+/// [`find_record_files`], handing each warning to `warn` instead of printing it.
+pub fn find_record_files_noting(
+    paths: &[PathBuf],
+    mut warn: impl FnMut(String),
+) -> std::io::Result<Vec<PathBuf>> {
+    use std::collections::HashSet;
+    use std::io::{Error, ErrorKind};
+    struct Walk<'a> {
+        seen: HashSet<PathBuf>,
+        out: Vec<PathBuf>,
+        warn: &'a mut dyn FnMut(String),
     }
-    let mut out = Vec::new();
+    impl Walk<'_> {
+        /// Whether `p` is met for the first time (by canonical path).
+        fn first_time(&mut self, p: &Path) -> bool {
+            let key = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+            self.seen.insert(key)
+        }
+        fn visit(&mut self, p: &Path, named: bool) -> std::io::Result<()> {
+            let meta = match std::fs::metadata(p) {
+                Ok(m) => m,
+                Err(e) if named && e.kind() == ErrorKind::NotFound => {
+                    return Err(Error::new(
+                        e.kind(),
+                        format!("{}: no such file or directory", p.display()),
+                    ))
+                }
+                Err(e) if named => {
+                    return Err(Error::new(e.kind(), format!("{}: {e}", p.display())))
+                }
+                Err(e) => {
+                    (self.warn)(format!("skipping {}: {e}", p.display()));
+                    return Ok(());
+                }
+            };
+            if meta.is_dir() {
+                if !self.first_time(p) {
+                    (self.warn)(format!(
+                        "skipping {}: a folder already read (a link loop or a second link)",
+                        p.display()
+                    ));
+                    return Ok(());
+                }
+                let mut entries: Vec<PathBuf> = std::fs::read_dir(p)
+                    .map_err(|e| Error::new(e.kind(), format!("{}: {e}", p.display())))?
+                    .map(|e| e.map(|e| e.path()))
+                    .collect::<Result<_, _>>()?;
+                entries.sort();
+                for entry in entries {
+                    let name = entry.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    if name.starts_with('.') || !(is_record_name(&entry) || entry.is_dir()) {
+                        continue;
+                    }
+                    self.visit(&entry, false)?;
+                }
+            } else if !meta.is_file() {
+                (self.warn)(format!(
+                    "skipping {}: not a regular file (a FIFO, socket or device could block the read)",
+                    p.display()
+                ));
+            } else if self.first_time(p) {
+                self.out.push(p.to_path_buf());
+            } else {
+                (self.warn)(format!("skipping {}: a file already read", p.display()));
+            }
+            Ok(())
+        }
+    }
+    let mut walk = Walk {
+        seen: HashSet::new(),
+        out: Vec::new(),
+        warn: &mut warn,
+    };
     for p in paths {
-        if p.is_dir() {
-            walk(p, &mut out)?;
-        } else {
-            out.push(p.clone());
-        }
+        walk.visit(p, true)?;
     }
-    Ok(out)
+    Ok(walk.out)
 }
 
 fn is_record_name(p: &Path) -> bool {
