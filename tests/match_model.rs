@@ -7,39 +7,14 @@
 use kifulearn::arena::{default_openings, run_match, select_openings, MatchConfig};
 use kifulearn::eval::{load_evaluator, EvalChoice, Material};
 use kifulearn::model::{write_meta, Model};
-use kifulearn::shogi::{piece_value, Piece, KIND_ORDER};
 
-/// The `material` feature set's weights for the built-in values (see
-/// `a_linear_model_with_the_material_values_evaluates_as_material`): own board
-/// kinds, the opponent's, own hand pieces per count, the opponent's; / 10000.
+/// The `material` feature set's weights for the built-in values, in model
+/// units (centipawns / 10000).
 fn material_weights() -> Vec<f64> {
-    let board: Vec<f64> = KIND_ORDER
+    kifulearn::features::Material::piece_values()
         .iter()
-        .map(|&k| {
-            if k == Piece::King {
-                0.0
-            } else {
-                f64::from(piece_value(k))
-            }
-        })
-        .collect();
-    let hand: Vec<f64> = [
-        (90.0, 18),
-        (315.0, 4),
-        (405.0, 4),
-        (495.0, 4),
-        (540.0, 4),
-        (855.0, 2),
-        (990.0, 2),
-    ]
-    .iter()
-    .flat_map(|&(v, n)| std::iter::repeat_n(v, n))
-    .collect();
-    let mut w = board.clone();
-    w.extend(board.iter().map(|v| -v));
-    w.extend(&hand);
-    w.extend(hand.iter().map(|v| -v));
-    w.iter().map(|v| v / 10_000.0).collect()
+        .map(|&v| f64::from(v) / 10_000.0)
+        .collect()
 }
 
 #[test]

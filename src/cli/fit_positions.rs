@@ -6,18 +6,17 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use kifulearn::eval::{load_evaluator, EvalChoice, Material};
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::model::{toml_string, Model};
-use kifulearn::record::{find_record_files, read_file, Game};
 use kifulearn::train::positions::{
     fit, material_prior, model_prior, samples_from_games, samples_from_position_files,
     split_position_paths, EpochReport, Leaves, PositionsParams,
 };
 
 use super::fit::{LearnerArgs, ModelOut};
+use super::fit_ranking::read_games;
 use super::CliResult;
 
 /// Options of `--method positions`.
@@ -93,19 +92,6 @@ impl PositionsArgs {
             seed: shared.seed.unwrap_or(d.seed),
         }
     }
-}
-
-fn read_games(paths: &[PathBuf]) -> Result<Vec<Game>, String> {
-    let files = find_record_files(paths).map_err(|e| e.to_string())?;
-    let games: Vec<Game> = files
-        .par_iter()
-        .flat_map_iter(|f| read_file(f).games)
-        .filter_map(|g| g.map_err(|e| eprintln!("skipped: {e}")).ok())
-        .collect();
-    if games.is_empty() {
-        return Err(format!("no game could be read from {paths:?}"));
-    }
-    Ok(games)
 }
 
 /// Runs `fit --method positions`.

@@ -177,7 +177,9 @@ pub fn run(
 }
 
 /// Every game of the record files under `paths`; unreadable games are reported and skipped.
-fn read_games(paths: &[PathBuf]) -> Result<Vec<Game>, String> {
+/// The games of record files or folders, in parallel; unreadable games are
+/// reported and skipped, and no game at all is an error.
+pub(super) fn read_games(paths: &[PathBuf]) -> Result<Vec<Game>, String> {
     let files = find_record_files(paths).map_err(|e| e.to_string())?;
     let games: Vec<Game> = files
         .par_iter()

@@ -131,34 +131,7 @@ mod tests {
         // a learned model that plays badly does so because of its weights.
         use crate::eval::Material;
         use crate::features::tests::floodgate_positions;
-        use crate::shogi::{piece_value, KIND_ORDER};
-        let mut w: Vec<f32> = Vec::new();
-        let board: Vec<f32> = KIND_ORDER
-            .iter()
-            .map(|&k| {
-                if k == crate::shogi::Piece::King {
-                    0.0
-                } else {
-                    piece_value(k) as f32
-                }
-            })
-            .collect();
-        w.extend(&board);
-        w.extend(board.iter().map(|v| -v));
-        let hand: Vec<f32> = [
-            (90.0, 18),
-            (315.0, 4),
-            (405.0, 4),
-            (495.0, 4),
-            (540.0, 4),
-            (855.0, 2),
-            (990.0, 2),
-        ]
-        .iter()
-        .flat_map(|&(v, n)| std::iter::repeat_n(v, n))
-        .collect();
-        w.extend(&hand);
-        w.extend(hand.iter().map(|v| -v));
+        let w: Vec<f32> = crate::features::Material::piece_values();
         let model = Linear {
             features: "material".parse::<Features>().unwrap(),
             weights: w.iter().map(|v| v / 10_000.0).collect(),

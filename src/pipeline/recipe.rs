@@ -436,17 +436,7 @@ impl Recipe {
                 "a depth from 0 to 6",
             ));
         }
-        let params = crate::train::positions::PositionsParams {
-            epochs: l.epochs,
-            batch: l.batch,
-            rate: l.rate,
-            final_rate: None,
-            lambda: l.result_weight,
-            eval_k: l.eval_k,
-            mu: l.mu,
-            anchor_material: l.anchor_material,
-            seed: 1,
-        };
+        let params = super::learn::params(self);
         if let Err(e) = params.check() {
             return Err(bad("learner", e.to_string(), "valid [learner] parameters"));
         }
