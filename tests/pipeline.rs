@@ -260,3 +260,29 @@ fn a_recipe_with_an_unknown_key_is_refused() {
     assert!(err.contains("unknown field `round`"), "{err}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_changed_recipe_redoes_its_rounds_instead_of_reusing_them() {
+    // Issue "Trust": the pipeline's final.model stayed the old one after a
+    // recipe change. Now a round remembers the recipe that made it.
+    let first = Recipe::parse(RECIPE, Path::new("tiny.toml")).unwrap();
+    let changed_text = RECIPE.replace("p = 0.01", "p = 0.02");
+    let changed = Recipe::parse(&changed_text, Path::new("tiny.toml")).unwrap();
+    let (a, b) = (scratch("changed-a"), scratch("changed-b"));
+    run_once(&first, &a);
+    let old_model = fs::read(a.join("final.model")).unwrap();
+    run_once(&changed, &a);
+    run_once(&changed, &b);
+    assert_ne!(fs::read(a.join("final.model")).unwrap(), old_model);
+    for file in [
+        "final.model",
+        "round-1/model.txt",
+        "round-2/model.txt",
+        "round-2/agreement.csv",
+    ] {
+        same_bytes(&a, &b, file);
+    }
+    assert_eq!(rounds_without_seconds(&a), rounds_without_seconds(&b));
+    let _ = fs::remove_dir_all(&a);
+    let _ = fs::remove_dir_all(&b);
+}

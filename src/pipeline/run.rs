@@ -105,6 +105,26 @@ pub struct Figures {
     /// The match against material, when the recipe asks for one.
     #[serde(default)]
     pub arena: Option<MatchFigures>,
+    /// Fingerprint of the recipe that made the round ([`recipe_fingerprint`]):
+    /// a rerun with another recipe redoes the round instead of reusing it.
+    #[serde(default)]
+    pub recipe: String,
+}
+
+/// A fingerprint of everything in `recipe` that changes what a round writes
+/// (its description aside): FNV-1a over the recipe serialized as TOML, in hex.
+/// Written by hand rather than with `std`'s hasher, whose output may change
+/// between Rust releases; it only has to tell recipes apart, not resist attack.
+pub fn recipe_fingerprint(recipe: &Recipe) -> String {
+    let mut r = recipe.clone();
+    r.description.clear();
+    let text = toml::to_string(&r).unwrap_or_default();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 /// Figures of a round's match against the material engine (the model is A).
@@ -308,10 +328,32 @@ pub fn run(
         recipe.split.held_out,
         recipe.split.seed
     ));
+    let fingerprint = recipe_fingerprint(recipe);
+    let mut redo_rest = false;
     for round in 1..=recipe.rounds {
         let dir = out.join(format!("round-{round}"));
+        if dir.exists() {
+            let old = Figures::load(&dir);
+            let changed = old.recipe != fingerprint;
+            if changed || redo_rest {
+                observer.line(&format!(
+                    "round {round}: {}; redoing it",
+                    if changed {
+                        "written by another recipe (or by an older kifulearn)"
+                    } else {
+                        "an earlier round was redone"
+                    }
+                ));
+                fs::remove_dir_all(&dir).map_err(io_at(&dir))?;
+                redo_rest = true;
+            }
+        }
         fs::create_dir_all(&dir).map_err(io_at(&dir))?;
         let mut figures = Figures::load(&dir);
+        if figures.recipe != fingerprint {
+            figures.recipe = fingerprint.clone();
+            figures.save(&dir)?;
+        }
         let model_path = dir.join("model.txt");
 
         if recipe.learner.method == "positions" {
