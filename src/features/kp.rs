@@ -64,3 +64,42 @@ impl FeatureSet for Kp {
         "kp".into()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::{BaseSet, RowBuilder};
+    use crate::shogi::Position;
+
+    #[test]
+    fn start_position_known_answers_from_both_views() {
+        let pos = Position::startpos();
+        let mut rows = RowBuilder::new();
+        // 38 pieces other than kings, each paired with both kings, and each king
+        // paired with the other: 78 features of value 1, all distinct.
+        let black = rows.build(&Kp, &pos, Color::Black).to_vec();
+        assert_eq!(black.len(), 78);
+        assert!(black.iter().all(|&(_, v)| v == 1.0));
+        // Own king on 5i (square 4 × 9 + 8 = 44), own pawn on 7g (6 × 9 + 6 = 60):
+        // slot 0, state = kind 0 × 81 + 60.
+        assert!(black.contains(&(Kp::index(0, 44, 60), 1.0)));
+        // The opponent's king on 5a (36) seen from Black; own pawn 7g in slot 1.
+        assert!(black.contains(&(Kp::index(1, 36, 60), 1.0)));
+        // The start position is symmetric under the 180° turn: White's row is Black's.
+        assert_eq!(rows.build(&Kp, &pos, Color::White).to_vec(), black);
+    }
+
+    #[test]
+    fn decode_inverts_index_and_mirror_is_an_involution() {
+        for index in [1, 2268, 2269, 81 * 2268, 81 * 2268 + 1, KP_DIMENSION] {
+            let (slot, king, state) = Kp::decode(index);
+            assert_eq!(Kp::index(slot, king, state), index);
+            let m = BaseSet::Kp.mirror(index);
+            assert!((1..=KP_DIMENSION).contains(&m));
+            assert_eq!(BaseSet::Kp.mirror(m), index);
+        }
+        // Own king 5i stays on the centre file; a pawn on 7g goes to 3g.
+        let i = Kp::index(0, 44, 60);
+        assert_eq!(BaseSet::Kp.mirror(i), Kp::index(0, 44, 2 * 9 + 6));
+    }
+}
