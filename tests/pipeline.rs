@@ -286,3 +286,56 @@ fn a_changed_recipe_redoes_its_rounds_instead_of_reusing_them() {
     let _ = fs::remove_dir_all(&a);
     let _ = fs::remove_dir_all(&b);
 }
+
+#[test]
+fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
+    // Round 1 generates with material, round 2 with round 1's model; each round
+    // learns from its own positions and plays the material engine.
+    let text = r#"
+rounds = 2
+[inputs]
+paths = ["fixtures/selfplay"]
+[split]
+held_out = 0.5
+[features]
+set = "kp,material"
+[learner]
+method = "selfplay"
+teacher = "previous"
+prior = "previous"
+generate_positions = 300
+generate_depth = 1
+result_weight = 0.0
+epochs = 2
+[match]
+games = 4
+depth = 1
+"#;
+    let recipe = Recipe::parse(text, Path::new("selfplay-tiny.toml")).unwrap();
+    let out = scratch("selfplay");
+    run_once(&recipe, &out);
+    let mut r = csv::Reader::from_path(out.join("rounds.csv")).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(&rows[0][col("labeller")], "material");
+    assert!(rows[1][col("labeller")].ends_with("round-1/model.txt"));
+    for row in &rows {
+        assert!(row[col("rows")].parse::<u64>().unwrap() >= 300);
+        assert_eq!(&row[col("match_games")], "4");
+        let score: f64 = row[col("match_score")].parse().unwrap();
+        assert!((0.0..=1.0).contains(&score));
+    }
+    for round in [1, 2] {
+        let positions = out.join(format!("round-{round}/generate/positions"));
+        assert!(fs::read_dir(positions).unwrap().count() > 0);
+        assert_eq!(
+            fs::read_dir(out.join(format!("round-{round}/match/games")))
+                .unwrap()
+                .count(),
+            4
+        );
+    }
+    let _ = fs::remove_dir_all(&out);
+}

@@ -12,7 +12,8 @@ use crate::features::Features;
 use crate::model::{toml_string, write_meta, Model};
 use crate::record::Game;
 use crate::train::positions::{
-    fit, material_prior, model_prior, samples_from_games, Leaves, PositionsParams,
+    fit, material_prior, model_prior, samples_from_games, samples_from_position_files,
+    split_position_paths, Leaves, PositionsParams,
 };
 
 /// What the positions step measured: the "extract" part (teacher scores and
@@ -22,6 +23,43 @@ pub struct PositionsFigures {
     pub extract: ExtractFigures,
     /// The learner's final training cross-entropy and epochs.
     pub fit: FitFigures,
+}
+
+/// Generates the round's positions with `teacher` (resuming a partial run in
+/// `dir`) and reads them back as samples.
+fn generated_samples(
+    recipe: &Recipe,
+    round: u32,
+    teacher: &DynEvaluator,
+    teacher_name: &str,
+    dir: &Path,
+) -> Result<Vec<crate::train::positions::Sample>, PipelineError> {
+    use crate::generate::{generate, generation_openings, GenerateConfig};
+    let l = &recipe.learner;
+    let text;
+    let extra = match &l.generate_openings {
+        Some(p) => {
+            text = std::fs::read_to_string(p).map_err(io_at(p))?;
+            Some((text.as_str(), p.as_path()))
+        }
+        None => None,
+    };
+    let set = generation_openings(extra).map_err(other)?;
+    let cfg = GenerateConfig {
+        evaluator: teacher_name.to_string(),
+        openings: l.generate_openings.as_ref().map_or_else(
+            || GenerateConfig::default().openings,
+            |p| p.display().to_string(),
+        ),
+        depth: Some(l.generate_depth),
+        positions: l.generate_positions,
+        seed: u64::from(round),
+        ..GenerateConfig::default()
+    };
+    generate(teacher, &set.openings, &cfg, dir, false, |_| {}).map_err(other)?;
+    let (files, _) = split_position_paths(&[dir.join("positions")]).map_err(io_at(dir))?;
+    let (samples, _) = samples_from_position_files(&files).map_err(other)?;
+    Ok(samples)
 }
 
 /// The recipe's `[learner]` as checked parameters.
@@ -41,9 +79,13 @@ pub fn params(recipe: &Recipe) -> PositionsParams {
 }
 
 /// Learns round `round`'s model into `model_path` (sidecar first, then the model).
-/// `previous` is the previous round's model, if any.
+/// `previous` is the previous round's model, if any. With `method = "selfplay"`
+/// the training positions are generated first (`round-N/generate/`, by the
+/// teacher at `generate_depth`) instead of taken from the training games.
+#[allow(clippy::too_many_arguments)]
 pub fn positions_round(
     recipe: &Recipe,
+    round: u32,
     features: &Features,
     train: &[Game],
     heldout: &[Game],
@@ -79,7 +121,16 @@ pub fn positions_round(
         );
         Leaves::build(features, &Material, &samples)
     };
-    let train_leaves = score(train);
+    let train_leaves = if l.method == "selfplay" {
+        let dir = model_path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("generate");
+        let samples = generated_samples(recipe, round, &teacher, &teacher_name, &dir)?;
+        Leaves::build(features, &Material, &samples)
+    } else {
+        score(train)
+    };
     let held_leaves = score(heldout);
     let extract = ExtractFigures {
         labeller: teacher_name.clone(),
@@ -107,7 +158,7 @@ pub fn positions_round(
         model_path,
         &model.features,
         &[
-            ("method", toml_string("positions")),
+            ("method", toml_string(&l.method)),
             ("teacher", toml_string(&teacher_name)),
             ("teacher_depth", l.teacher_depth.to_string()),
             ("result_weight", format!("{:?}", l.result_weight)),

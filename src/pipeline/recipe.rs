@@ -82,6 +82,18 @@ pub struct Learner {
     /// Positions: `material` teaches every round, or `previous` (the previous round's model; material in round 1).
     #[serde(default = "default_prior")]
     pub teacher: String,
+    /// Selfplay: positions generated per round (by the teacher: material in
+    /// round 1 or with `teacher = "material"`, else the previous round's model).
+    #[serde(default = "default_generate_positions")]
+    pub generate_positions: u64,
+    /// Selfplay: search depth of every generated move (the score's depth).
+    #[serde(default = "three")]
+    pub generate_depth: u32,
+    /// Selfplay: more opening lines for generation (`startpos moves ...`),
+    /// relative to the recipe's folder, beside the bundled
+    /// `fixtures/floodgate-30.sfen`; test openings in it are refused.
+    #[serde(default)]
+    pub generate_openings: Option<PathBuf>,
 }
 
 impl Default for Learner {
@@ -213,6 +225,12 @@ fn one() -> u32 {
 fn two() -> u32 {
     2
 }
+fn three() -> u32 {
+    3
+}
+fn default_generate_positions() -> u64 {
+    100_000
+}
 fn default_method() -> String {
     "svr".into()
 }
@@ -331,6 +349,11 @@ impl Recipe {
                 *p = base.join(&*p);
             }
         }
+        if let Some(p) = &mut recipe.learner.generate_openings {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        }
         if let Some(p) = &mut recipe.arena.openings {
             if p.is_relative() {
                 *p = base.join(&*p);
@@ -421,8 +444,19 @@ impl Recipe {
             return Err(bad("rounds", "0".into(), "at least 1 round"));
         }
         let l = &self.learner;
-        if !["svr", "positions"].contains(&l.method.as_str()) {
-            return Err(bad("learner.method", l.method.clone(), "svr or positions"));
+        if !["svr", "positions", "selfplay"].contains(&l.method.as_str()) {
+            return Err(bad(
+                "learner.method",
+                l.method.clone(),
+                "svr, positions or selfplay",
+            ));
+        }
+        if l.method == "selfplay" && !(1..=6).contains(&l.generate_depth) {
+            return Err(bad(
+                "learner.generate_depth",
+                l.generate_depth.to_string(),
+                "a depth from 1 to 6",
+            ));
         }
         for (key, value) in [("learner.prior", &l.prior), ("learner.teacher", &l.teacher)] {
             if !["material", "previous"].contains(&value.as_str()) {

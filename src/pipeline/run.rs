@@ -356,7 +356,7 @@ pub fn run(
         }
         let model_path = dir.join("model.txt");
 
-        if recipe.learner.method == "positions" {
+        if matches!(recipe.learner.method.as_str(), "positions" | "selfplay") {
             if model_path.exists() && figures.fit.is_some() {
                 observer.line(&format!(
                     "round {round} positions: done earlier ({})",
@@ -371,6 +371,7 @@ pub fn run(
                 let previous = (round > 1).then(|| out.join(model_name(round - 1)));
                 let step = super::learn::positions_round(
                     recipe,
+                    round,
                     &features,
                     &train,
                     &games.heldout,
@@ -378,10 +379,15 @@ pub fn run(
                     &model_path,
                 )?;
                 observer.line(&format!(
-                    "round {round} positions: {} positions scored by {} at depth {} in {:.1}s; fit {} epochs, cross-entropy {:.5}, {:.1}s -> {}",
+                    "round {round} {}: {} positions scored by {} at depth {} in {:.1}s; fit {} epochs, cross-entropy {:.5}, {:.1}s -> {}",
+                    recipe.learner.method,
                     step.extract.rows,
                     step.extract.labeller,
-                    recipe.learner.teacher_depth,
+                    if recipe.learner.method == "selfplay" {
+                        recipe.learner.generate_depth
+                    } else {
+                        recipe.learner.teacher_depth
+                    },
                     step.extract.seconds,
                     step.fit.iterations,
                     step.fit.objective,
