@@ -31,7 +31,7 @@ use std::sync::mpsc;
 
 use crate::engine::search::{Limits, TranspositionTable};
 use crate::eval::Evaluator;
-use crate::record::{Ending, Game, GameResult, Source};
+use crate::record::{Game, Source};
 use crate::shogi::{Color, Move, Position};
 
 pub mod files;
@@ -241,18 +241,8 @@ impl GameOutcome {
         game.black = Some(black.to_string());
         game.white = Some(white.to_string());
         game.event = Some(format!("kifulearn match {a_name} vs {b_name}"));
-        game.ending = match self.end {
-            GameEnd::Checkmate | GameEnd::Resign => Ending::Resign,
-            GameEnd::Repetition => Ending::Repetition,
-            GameEnd::PerpetualCheck { checker } => Ending::IllegalAction(checker),
-            GameEnd::Declaration => Ending::EnteringKingWin,
-            GameEnd::MaxPlies => Ending::Impasse,
-        };
-        game.result = match self.winner {
-            None => GameResult::Draw,
-            Some(Color::Black) => GameResult::BlackWin,
-            Some(Color::White) => GameResult::WhiteWin,
-        };
+        game.ending = self.end.ending();
+        game.result = GameEnd::result(self.winner);
         game
     }
 }

@@ -78,6 +78,30 @@ pub enum GameEnd {
 }
 
 impl GameEnd {
+    /// The record's ending for this end, as the CSA writer codes it: mate and
+    /// resignation as `%TORYO`, perpetual check as the checker's illegal action,
+    /// the ply limit as `%JISHOGI`.
+    pub fn ending(self) -> crate::record::Ending {
+        use crate::record::Ending;
+        match self {
+            GameEnd::Checkmate | GameEnd::Resign => Ending::Resign,
+            GameEnd::Repetition => Ending::Repetition,
+            GameEnd::PerpetualCheck { checker } => Ending::IllegalAction(checker),
+            GameEnd::Declaration => Ending::EnteringKingWin,
+            GameEnd::MaxPlies => Ending::Impasse,
+        }
+    }
+
+    /// The record's result for a game won by `winner` (`None`: a draw).
+    pub fn result(winner: Option<Color>) -> crate::record::GameResult {
+        use crate::record::GameResult;
+        match winner {
+            None => GameResult::Draw,
+            Some(Color::Black) => GameResult::BlackWin,
+            Some(Color::White) => GameResult::WhiteWin,
+        }
+    }
+
     /// A short name for reports: `checkmate`, `resign`, `sennichite`,
     /// `oute_sennichite`, `kachi`, `max_plies`.
     pub fn name(&self) -> &'static str {

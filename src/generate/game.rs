@@ -16,7 +16,7 @@ use crate::arena::{referee, GameEnd, Opening, Player};
 use crate::engine::search::{Control, PathEntry, Score, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
 use crate::positions::{GameResult, PositionRecord};
-use crate::record::{self, Ending, Game, Source};
+use crate::record::{Game, Source};
 use crate::shogi::{Color, Move, Position};
 use crate::train::rng::SplitMix64;
 
@@ -59,14 +59,8 @@ impl GeneratedGame {
         game.black = Some(name.to_string());
         game.white = Some(name.to_string());
         game.event = Some(format!("kifulearn generate game {}", self.game));
-        game.ending = match self.end {
-            GameEnd::Checkmate | GameEnd::Resign => Ending::Resign,
-            GameEnd::Repetition => Ending::Repetition,
-            GameEnd::PerpetualCheck { checker } => Ending::IllegalAction(checker),
-            GameEnd::Declaration => Ending::EnteringKingWin,
-            GameEnd::MaxPlies => Ending::Impasse,
-        };
-        game.result = winner_result(self.winner);
+        game.ending = self.end.ending();
+        game.result = GameEnd::result(self.winner);
         game
     }
 
@@ -77,14 +71,6 @@ impl GeneratedGame {
         } else {
             self.end.name()
         }
-    }
-}
-
-fn winner_result(winner: Option<Color>) -> record::GameResult {
-    match winner {
-        None => record::GameResult::Draw,
-        Some(Color::Black) => record::GameResult::BlackWin,
-        Some(Color::White) => record::GameResult::WhiteWin,
     }
 }
 
@@ -218,7 +204,7 @@ pub fn play_game<E: Evaluator + ?Sized>(
     );
     let log = log.into_inner();
     let adjudicated = log.adjudicated && r.end == GameEnd::Resign;
-    let result = winner_result(r.winner);
+    let result = GameEnd::result(r.winner);
     let positions = log
         .positions
         .into_iter()
