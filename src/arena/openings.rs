@@ -6,9 +6,10 @@ use crate::record::{usi, Location, RecordError};
 use crate::shogi::{Move, Position};
 
 /// The bundled test openings, `fixtures/openings/match.sfen`: the last 600
-/// lines (10232–10831) of the floodgate-2016 opening set. Training and
-/// position generation use only lines 1–10231, so these positions are never
-/// learned from.
+/// lines (10232–10831) of the floodgate-2016 opening set, less the 25 that open
+/// games of the development self-play records (training data). Position
+/// generation refuses them, and no training input of the bundled recipes
+/// contains them.
 const MATCH_OPENINGS: &str = include_str!("../../fixtures/openings/match.sfen");
 
 /// Name under which the bundled openings are reported.
@@ -70,7 +71,7 @@ pub fn read_openings(text: &str, path: &Path) -> Result<Vec<Opening>, RecordErro
     Ok(out)
 }
 
-/// The bundled test openings ([`DEFAULT_OPENINGS_NAME`]), 600 lines.
+/// The bundled test openings ([`DEFAULT_OPENINGS_NAME`]), 575 lines.
 pub fn default_openings() -> Vec<Opening> {
     read_openings(MATCH_OPENINGS, Path::new(DEFAULT_OPENINGS_NAME))
         .expect("the bundled openings are valid")
@@ -95,14 +96,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bundled_openings_are_600_distinct_lines_of_24_plies() {
+    fn bundled_openings_are_575_distinct_lines_of_24_plies() {
         let openings = default_openings();
-        assert_eq!(openings.len(), 600);
+        assert_eq!(openings.len(), 575);
         assert!(openings.iter().all(|o| o.moves.len() == 24));
         let mut finals: Vec<u64> = openings.iter().map(|o| o.position().hash()).collect();
         finals.sort_unstable();
         finals.dedup();
-        assert_eq!(finals.len(), 600);
+        assert_eq!(finals.len(), 575);
     }
 
     #[test]
@@ -110,7 +111,7 @@ mod tests {
         let openings = default_openings();
         let skipped = select_openings(openings.clone(), 3, None);
         assert_eq!(skipped[0].line, 4);
-        assert_eq!(skipped[599].line, 3);
+        assert_eq!(skipped[574].line, 3);
         let a = select_openings(openings.clone(), 0, Some(7));
         let b = select_openings(openings.clone(), 0, Some(7));
         let c = select_openings(openings.clone(), 0, Some(8));
@@ -118,7 +119,7 @@ mod tests {
         assert_ne!(a, c);
         let mut lines: Vec<usize> = a.iter().map(|o| o.line).collect();
         lines.sort_unstable();
-        assert_eq!(lines, (1..=600).collect::<Vec<_>>());
+        assert_eq!(lines, (1..=575).collect::<Vec<_>>());
     }
 
     #[test]
