@@ -64,6 +64,12 @@ pub struct Args {
     /// weighted by how often each count occurs in the data).
     #[arg(long)]
     monotone_hand: bool,
+    /// Where the weights are pulled to instead of 0 (`--method svr`: ½‖w − w0‖²;
+    /// `--method positions`: ½μ‖w − w0‖², also the start): `material` (the
+    /// built-in piece values on the `material` part of --features), `zero`, or
+    /// a model file [default: svr zero, positions material].
+    #[arg(long)]
+    prior: Option<String>,
     #[command(flatten)]
     learner: LearnerArgs,
     #[command(flatten)]
@@ -170,6 +176,11 @@ pub fn run(args: Args) -> CliResult {
     {
         return Err(format!("{option} applies to --method positions").into());
     }
+    if let (Method::Ranking | Method::Streaming, Some(_)) = (args.method, &args.prior) {
+        return Err(
+            "--prior applies to --method svr and positions (ranking: --ranking-prior)".into(),
+        );
+    }
     // Reject bad options before reading gigabytes.
     let monotone = if args.monotone_hand {
         let features: Features = args.features.parse()?;
@@ -196,7 +207,13 @@ pub fn run(args: Args) -> CliResult {
             return fit_streaming::run(&args.data, &out, &args.streaming, &args.learner)
         }
         Method::Positions => {
-            return fit_positions::run(&args.data, &out, &args.positions, &args.learner)
+            return fit_positions::run(
+                &args.data,
+                &out,
+                args.prior.as_deref(),
+                &args.positions,
+                &args.learner,
+            )
         }
         Method::Svr => {}
     }
@@ -221,6 +238,23 @@ pub fn run(args: Args) -> CliResult {
         params = params.tolerance(e);
     }
     let checked = linfa::ParamGuard::check_ref(&params)?.clone();
+    // A prior w0 (model units: centipawns / 10000, the default label scale)
+    // is fitted as a shift of the labels: with v = w − w0,
+    // ½‖w − w0‖² + C·Σ loss(y − w·x) = ½‖v‖² + C·Σ loss((y − w0·x) − v·x),
+    // so the solver is unchanged and w0 is added back afterwards.
+    let prior = match &args.prior {
+        Some(name) if name != "zero" => {
+            let features: Features = args.features.parse().map_err(|e| {
+                format!("--prior {name} needs --features naming the rows' set: {e}")
+            })?;
+            let w0: Vec<f64> = kifulearn::train::positions::named_prior(&features, name)?
+                .into_iter()
+                .map(|w| f64::from(w) / 10_000.0)
+                .collect();
+            Some(w0)
+        }
+        _ => None,
+    };
     let files = expand_paths(&args.data)?;
     let t = Instant::now();
     let data = read_paths(&files)?;
@@ -244,6 +278,21 @@ pub fn run(args: Args) -> CliResult {
         data.x.indices().iter().for_each(|&j| c[j as usize] += 1.0);
         c
     });
+    let mut data = data;
+    if let Some(w0) = &prior {
+        if data.x.cols() > w0.len() {
+            return Err(format!(
+                "the rows have {} features but --features {} has {}: wrong set for --prior",
+                data.x.cols(),
+                args.features,
+                w0.len()
+            )
+            .into());
+        }
+        for (row, y) in data.x.outer_iterator().zip(data.y.iter_mut()) {
+            *y -= row.iter().map(|(j, &x)| f64::from(x) * w0[j]).sum::<f64>();
+        }
+    }
     let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
     let t = Instant::now();
     let fitted = checked.fit(&dataset)?;
@@ -255,6 +304,14 @@ pub fn run(args: Args) -> CliResult {
     );
     let mut model = fitted.model;
     model.features = args.features.clone();
+    if let Some(w0) = &prior {
+        if model.w.len() < w0.len() {
+            model.w.resize(w0.len(), 0.0);
+        }
+        for (w, p) in model.w.iter_mut().zip(w0) {
+            *w += p;
+        }
+    }
     if solver == Solver::Dense {
         for (j, w) in model.w.iter().enumerate() {
             println!("{} {}", j + 1, w);
@@ -279,6 +336,10 @@ pub fn run(args: Args) -> CliResult {
             ("iterations", fitted.iterations.to_string()),
             ("objective", format!("{:?}", fitted.objective)),
             ("binary", args.binary.to_string()),
+            (
+                "prior",
+                toml_string(args.prior.as_deref().unwrap_or("zero")),
+            ),
             ("data", format!("[{}]", quoted.join(", "))),
         ],
     )?;

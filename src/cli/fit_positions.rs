@@ -8,11 +8,11 @@ use clap::Args as ClapArgs;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use kifulearn::eval::{load_evaluator, EvalChoice, Material};
-use kifulearn::features::{FeatureSet, Features};
-use kifulearn::model::{toml_string, Model};
+use kifulearn::features::Features;
+use kifulearn::model::toml_string;
 use kifulearn::train::positions::{
-    fit, material_prior, model_prior, samples_from_games, samples_from_position_files,
-    split_position_paths, EpochReport, Leaves, PositionsParams,
+    fit, named_prior, samples_from_games, samples_from_position_files, split_position_paths,
+    EpochReport, Leaves, PositionsParams,
 };
 
 use super::fit::{LearnerArgs, ModelOut};
@@ -38,9 +38,6 @@ pub struct PositionsArgs {
     /// ½μ‖w − prior‖² per position [default: 1e-6].
     #[arg(long)]
     mu: Option<f64>,
-    /// Where the weights start and are pulled to: `material`, a model file, or `zero` [default: material].
-    #[arg(long)]
-    prior: Option<String>,
     /// Learn the `material` part too (by default it stays at the prior).
     #[arg(long)]
     learn_material: bool,
@@ -67,7 +64,6 @@ impl PositionsArgs {
             (self.result_weight.is_some(), "--result-weight"),
             (self.eval_k.is_some(), "--eval-k"),
             (self.mu.is_some(), "--mu"),
-            (self.prior.is_some(), "--prior"),
             (self.learn_material, "--learn-material"),
             (self.batch.is_some(), "--batch"),
             (!self.held_out_records.is_empty(), "--held-out-records"),
@@ -98,6 +94,7 @@ impl PositionsArgs {
 pub fn run(
     records: &[PathBuf],
     out: &ModelOut,
+    prior: Option<&str>,
     args: &PositionsArgs,
     shared: &LearnerArgs,
 ) -> CliResult {
@@ -108,11 +105,7 @@ pub fn run(
     let teacher = load_evaluator(&teacher_choice)?;
     let depth = args.teacher_depth.unwrap_or(2);
     let skip = args.skip.unwrap_or(16);
-    let prior = match args.prior.as_deref().unwrap_or("material") {
-        "material" => material_prior(&features),
-        "zero" => vec![0.0; features.dimension() as usize],
-        path => model_prior(&features, &Model::load(std::path::Path::new(path))?),
-    };
+    let w0 = named_prior(&features, prior.unwrap_or("material"))?;
     let pool = super::thread_pool(args.threads)?;
     let (position_files, records) = split_position_paths(records)?;
     let (file_samples, bad) = samples_from_position_files(&position_files)?;
@@ -180,7 +173,7 @@ pub fn run(
             r.seconds
         );
     };
-    let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &prior, &params, line))?;
+    let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &w0, &params, line))?;
     let mut model = fitted.model;
     out.save(&mut model, None)?;
     let quoted: Vec<String> = position_files
@@ -201,10 +194,7 @@ pub fn run(
         ("batch", params.batch.to_string()),
         ("seed", params.seed.to_string()),
         ("anchor_material", params.anchor_material.to_string()),
-        (
-            "prior",
-            toml_string(args.prior.as_deref().unwrap_or("material")),
-        ),
+        ("prior", toml_string(prior.unwrap_or("material"))),
         ("skip_plies", skip.to_string()),
         ("positions", train.len().to_string()),
     ];

@@ -126,16 +126,10 @@ pub fn run(
     let mut unchecked = args.params(shared).leaf(args.leaf);
     if let Some(prior) = &args.ranking_prior {
         use kifulearn::features::{BaseSet, FeatureSet};
-        let w0: Vec<f32> = match prior.as_str() {
-            "material" => kifulearn::train::positions::material_prior(&features),
-            path => kifulearn::train::positions::model_prior(
-                &features,
-                &kifulearn::model::Model::load(std::path::Path::new(path))?,
-            ),
-        }
-        .into_iter()
-        .map(|w| w / 10_000.0)
-        .collect();
+        let w0: Vec<f32> = kifulearn::train::positions::named_prior(&features, prior)?
+            .into_iter()
+            .map(|w| w / 10_000.0)
+            .collect();
         unchecked = unchecked.prior(w0);
         if args.anchor_material {
             let offset = features.offset_of(BaseSet::Material).ok_or_else(|| {

@@ -296,6 +296,17 @@ pub fn model_prior(features: &Features, model: &Model) -> Vec<f32> {
     w
 }
 
+/// A prior named on the command line or in a recipe, in centipawns over
+/// `features`: `material` ([`material_prior`]), `zero`, or a model file's path
+/// ([`model_prior`]). One reader for every learner that takes `--prior`.
+pub fn named_prior(features: &Features, name: &str) -> Result<Vec<f32>, crate::model::ModelError> {
+    Ok(match name {
+        "material" => material_prior(features),
+        "zero" => vec![0.0; features.dimension() as usize],
+        path => model_prior(features, &Model::load(std::path::Path::new(path))?),
+    })
+}
+
 /// Loss over a set of leaves.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LeafLoss {
