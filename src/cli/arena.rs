@@ -32,9 +32,9 @@ pub struct Args {
     #[arg(long, default_value_t = 100)]
     games: usize,
     /// Opening lines (`startpos moves ...` / `sfen ... moves ...`, one a line).
-    /// Default: the bundled TEST openings, fixtures/openings/match.sfen (lines
-    /// 10232–10831 of the floodgate-2016 set; training and generation use only
-    /// lines 1–10231).
+    /// Default: the bundled TEST openings, fixtures/openings/match.sfen (575 of
+    /// lines 10232–10831 of the floodgate-2016 set, less 25 that open training
+    /// games; generation uses only lines 1–10231).
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Start at this opening line (counting after the --seed shuffle), wrapping around.
