@@ -45,9 +45,12 @@ while getopts "o:n:k:th" opt; do
 done
 kifu="$(cd "$kifu" && pwd)"
 cargo build --release --manifest-path "$here/Cargo.toml" >&2
-bin="$here/target/release/kifulearn"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+# One binary for the whole table, resumes included: a rebuild of the tree
+# while the table runs must not mix two programs in one table.
+[ -x "$out/kifulearn" ] || cp "$here/target/release/kifulearn" "$out/kifulearn"
+bin="$out/kifulearn"
 set_="relation,material,kp"
 
 # --- the split, as folders of links -------------------------------------------

@@ -39,5 +39,6 @@ pub mod model;
 pub mod pipeline;
 pub mod positions;
 pub mod record;
+pub(crate) mod rng;
 pub mod shogi;
 pub mod train;

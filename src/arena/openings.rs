@@ -82,7 +82,7 @@ pub fn default_openings() -> Vec<Opening> {
 /// first `skip` dropped (wrapping around, so every line stays available).
 pub fn select_openings(mut openings: Vec<Opening>, skip: usize, seed: Option<u64>) -> Vec<Opening> {
     if let Some(seed) = seed {
-        crate::train::rng::SplitMix64(seed).shuffle(&mut openings);
+        crate::rng::SplitMix64(seed).shuffle(&mut openings);
     }
     if !openings.is_empty() {
         let k = skip % openings.len();

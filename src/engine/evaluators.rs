@@ -61,7 +61,7 @@ impl<E: Evaluator> EvalNoise<E> {
             return 0;
         }
         let span = 2 * self.amplitude as u64 + 1;
-        (splitmix64(hash ^ self.seed) % span) as i32 - self.amplitude
+        (crate::rng::SplitMix64(hash ^ self.seed).next() % span) as i32 - self.amplitude
     }
 }
 
@@ -69,13 +69,6 @@ impl<E: Evaluator> Evaluator for EvalNoise<E> {
     fn evaluate(&self, pos: &Position) -> i32 {
         (self.inner.evaluate(pos) + self.noise(pos.hash())).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
-}
-
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -17,8 +17,8 @@ use crate::engine::search::{Control, PathEntry, Score, Searcher, TranspositionTa
 use crate::eval::Evaluator;
 use crate::positions::{GameResult, PositionRecord};
 use crate::record::{Game, Source};
+use crate::rng::SplitMix64;
 use crate::shogi::{Color, Move, Position};
-use crate::train::rng::SplitMix64;
 
 /// A finished self-play game and the positions it yields.
 #[derive(Clone, Debug, PartialEq, Eq)]

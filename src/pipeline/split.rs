@@ -21,11 +21,7 @@ pub fn is_held_out(source: &Source, fraction: f64, seed: u64) -> bool {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     // Finalize (splitmix64) so that nearby names spread over [0, 1).
-    h ^= h >> 30;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^= h >> 27;
-    h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^= h >> 31;
+    let h = crate::rng::mix(h);
     ((h >> 11) as f64 / (1u64 << 53) as f64) < fraction
 }
 

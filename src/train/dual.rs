@@ -12,8 +12,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::objective::Rows;
-use super::rng::SplitMix64;
 use super::Progress;
+use crate::rng::SplitMix64;
 
 /// Outcome of [`dual_cd`].
 #[derive(Debug, Clone, Copy)]

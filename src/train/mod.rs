@@ -31,7 +31,6 @@ pub mod newton;
 pub mod objective;
 pub mod positions;
 pub mod ranking;
-pub(crate) mod rng;
 pub mod streaming;
 
 pub use streaming::{

@@ -42,12 +42,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::rng::SplitMix64;
 use super::TrainError;
 use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
 use crate::features::{BaseSet, FeatureSet, FeatureSink, Features, Material};
 use crate::model::Model;
+use crate::rng::SplitMix64;
 use crate::shogi::{Color, Position};
 
 /// One training position: the position, its teacher score and its game's result.

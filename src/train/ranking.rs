@@ -41,13 +41,13 @@ use std::time::Instant;
 use linfa::ParamGuard;
 use rayon::prelude::*;
 
-use super::rng::SplitMix64;
 use super::TrainError;
 use crate::engine::agreement::hit_probability;
 use crate::extract::in_ply_range;
 use crate::features::{dot, FeatureSet, GradientSink};
 use crate::model::Model;
 use crate::record::Game;
+use crate::rng::SplitMix64;
 use crate::shogi::{Move, Position};
 
 /// The step rule applied to each batch gradient `g`.

@@ -39,10 +39,10 @@ use std::time::Instant;
 
 use linfa::ParamGuard;
 
-use super::rng::SplitMix64;
 use super::TrainError;
 use crate::libsvm::{ReadError, RowBuffer, RowReader};
 use crate::model::Model;
+use crate::rng::SplitMix64;
 
 /// Rows parsed at a time from a file (bounds the memory a large file costs).
 pub const CHUNK_ROWS: usize = 8192;
