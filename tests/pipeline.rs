@@ -130,7 +130,7 @@ fn an_interrupted_run_resumes_to_the_same_outputs() {
     }
     fs::write(b.join("round-2/model.txt.tmp"), "solver_type L2R_L2").unwrap();
     let extract = b.join("round-2/extract");
-    let svm = fs::read_dir(&extract)
+    let svm = fs::read_dir(extract.join("rows"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|e| e == "svm"))

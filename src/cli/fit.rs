@@ -56,9 +56,11 @@ pub struct Args {
     /// Write the compact binary model instead of liblinear's text.
     #[arg(long)]
     binary: bool,
-    /// Name of the feature set the data was extracted with (kept in MODEL.meta.toml).
-    #[arg(long, default_value = "unspecified")]
-    features: String,
+    /// Name of the feature set the data was extracted with (kept in MODEL.meta.toml)
+    /// [default: what the dataset folders' dataset.toml say, else "unspecified"].
+    /// Refused when a dataset folder given says another set.
+    #[arg(long)]
+    features: Option<String>,
     /// After fitting, make the worth of the k-th piece in hand non-increasing in
     /// k (the `material` part of --features; isotonic regression, for the SVR
     /// weighted by how often each count occurs in the data).
@@ -150,6 +152,50 @@ enum SolverArg {
     Dense,
 }
 
+/// The feature set of the model: `--features` if given, else the one the
+/// dataset folders among `data` name (`dataset.toml`), else `unspecified`.
+/// A `--features` other than a dataset folder's is refused: the model would
+/// be read with the wrong index layout.
+fn data_features(
+    given: Option<&str>,
+    data: &[PathBuf],
+    method: Method,
+) -> Result<String, Box<dyn std::error::Error>> {
+    use kifulearn::libsvm::dataset;
+    let from_data = match method {
+        Method::Svr | Method::Streaming => dataset::features_of(data)?,
+        Method::Ranking | Method::Positions => None,
+    };
+    Ok(match (given, from_data) {
+        (Some(given), Some(data_set)) => {
+            let canonical = given
+                .parse::<Features>()
+                .map(|f| kifulearn::features::FeatureSet::name(&f))
+                .unwrap_or_else(|_| given.to_string());
+            if canonical != data_set {
+                let dir = data
+                    .iter()
+                    .find(|p| dataset::is_dataset(p))
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                return Err(format!(
+                    "--features {given} but {dir} was extracted with features {data_set:?} \
+                     ({}): a model must name the set of its rows; drop --features or extract again",
+                    dataset::DATASET_TOML
+                )
+                .into());
+            }
+            given.to_string()
+        }
+        (None, Some(data_set)) => {
+            eprintln!("features {data_set} (from {})", dataset::DATASET_TOML);
+            data_set
+        }
+        (Some(given), None) => given.to_string(),
+        (None, None) => "unspecified".to_string(),
+    })
+}
+
 /// Runs `fit`.
 pub fn run(args: Args) -> CliResult {
     if let (Method::Svr, Some(option)) = (args.method, args.learner.first_given()) {
@@ -170,13 +216,14 @@ pub fn run(args: Args) -> CliResult {
     {
         return Err(format!("{option} applies to --method positions").into());
     }
+    let set = data_features(args.features.as_deref(), &args.data, args.method)?;
     // Reject bad options before reading gigabytes.
     let monotone = if args.monotone_hand {
-        let features: Features = args.features.parse()?;
+        let features: Features = set.parse()?;
         if features.offset_of(BaseSet::Material).is_none() {
             return Err(format!(
                 "--monotone-hand needs a material part in --features (got {:?})",
-                args.features
+                set
             )
             .into());
         }
@@ -186,7 +233,7 @@ pub fn run(args: Args) -> CliResult {
     };
     let out = ModelOut {
         path: &args.out,
-        features: &args.features,
+        features: &set,
         binary: args.binary,
         monotone_hand: monotone,
     };
@@ -254,7 +301,7 @@ pub fn run(args: Args) -> CliResult {
         fitted.objective
     );
     let mut model = fitted.model;
-    model.features = args.features.clone();
+    model.features = set.clone();
     if solver == Solver::Dense {
         for (j, w) in model.w.iter().enumerate() {
             println!("{} {}", j + 1, w);
@@ -269,7 +316,7 @@ pub fn run(args: Args) -> CliResult {
         .map(|f| toml_string(&f.display().to_string()))
         .collect();
     out.write_meta(
-        &args.features,
+        &set,
         &[
             ("solver", toml_string(solver.liblinear_name())),
             ("c", format!("{:?}", args.c)),
