@@ -324,14 +324,7 @@ fn a_second_run_on_a_folder_being_written_is_refused() {
         assert!(Instant::now() < deadline, "the first run wrote nothing");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let (code, err) = kifulearn(&[
-        "extract",
-        s(&input),
-        "--out",
-        s(&out),
-        "--margin",
-        "150",
-    ]);
+    let (code, err) = kifulearn(&["extract", s(&input), "--out", s(&out), "--margin", "150"]);
     let still_running = first.try_wait().unwrap().is_none();
     let _ = first.kill();
     let _ = first.wait();
@@ -356,17 +349,13 @@ fn fit_takes_the_feature_set_from_the_dataset_and_refuses_another() {
     let model = out.parent().unwrap().join("m.txt");
     let (code, err) = kifulearn(&["fit", s(&out), "--out", s(&model)]);
     assert_eq!(code, 0, "{err}");
-    assert!(err.contains("features relation,material (from dataset.toml)"), "{err}");
+    assert!(
+        err.contains("features relation,material (from dataset.toml)"),
+        "{err}"
+    );
     let meta = fs::read_to_string(out.parent().unwrap().join("m.txt.meta.toml")).unwrap();
     assert!(meta.contains("features = \"relation,material\""), "{meta}");
-    let (code, err) = kifulearn(&[
-        "fit",
-        s(&out),
-        "--out",
-        s(&model),
-        "--features",
-        "relation",
-    ]);
+    let (code, err) = kifulearn(&["fit", s(&out), "--out", s(&model), "--features", "relation"]);
     assert_eq!(code, 2);
     assert!(
         err.contains(&format!(

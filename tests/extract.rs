@@ -210,7 +210,8 @@ fn command_line_extracts_usi_lines_and_resumes() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(manifest.lines().count(), 4, "{manifest}");
     for i in 0..3 {
-        let csv = fs::read_to_string(out.join(format!("reports/openings-0000{i}.rows.csv"))).unwrap();
+        let csv =
+            fs::read_to_string(out.join(format!("reports/openings-0000{i}.rows.csv"))).unwrap();
         assert_eq!(
             csv.lines()
                 .skip(1)

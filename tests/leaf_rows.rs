@@ -9,7 +9,6 @@
 //! position before the replies and recaptures the value already counts, and the
 //! same fit does not.
 
-use std::path::Path;
 use std::process::Command;
 
 use kifulearn::shogi::{piece_value, Piece, KIND_ORDER};

@@ -223,11 +223,11 @@ fn a_killed_process_resumes_to_the_same_outputs() {
     let mut kills = 0;
     let mut p = start();
     kills += usize::from(kill_when(&mut p, || {
-        svm_files(&out.join("round-1/extract")) >= 1
+        svm_files(&out.join("round-1/extract/rows")) >= 1
     }));
     let mut p = start();
     kills += usize::from(kill_when(&mut p, || {
-        svm_files(&out.join("round-2/extract")) >= 1
+        svm_files(&out.join("round-2/extract/rows")) >= 1
     }));
     assert!(kills >= 1, "every run finished before it could be killed");
     let status = start().wait().unwrap();

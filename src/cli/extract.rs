@@ -8,8 +8,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::extract::{self, ExtractOptions, Labelling};
-use kifulearn::generate::Shard;
 use kifulearn::features::{FeatureSet, Features};
+use kifulearn::generate::Shard;
 use kifulearn::label::LabelOptions;
 use kifulearn::record;
 

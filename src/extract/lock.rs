@@ -92,7 +92,10 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::WouldBlock);
         let msg = e.to_string();
         assert!(
-            msg.contains(&format!("another run (pid {} (extract))", std::process::id())),
+            msg.contains(&format!(
+                "another run (pid {} (extract))",
+                std::process::id()
+            )),
             "{msg}"
         );
         drop(first);

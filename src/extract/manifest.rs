@@ -21,7 +21,8 @@ use crate::libsvm::dataset::Fnv64;
 /// File name of the run's manifest in the output folder.
 pub const MANIFEST: &str = "manifest.csv";
 
-const HEADER: &[u8] = b"game,source,plies,rows,nonzeros,seconds,status,options,rows_hash,report_hash\n";
+const HEADER: &[u8] =
+    b"game,source,plies,rows,nonzeros,seconds,status,options,rows_hash,report_hash\n";
 
 /// One line of the manifest: what became of one game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,7 +129,9 @@ pub fn stale_reason(dir: &Path, done: &GameReport, source: &str, options: &str) 
         return Some(format!("its source changed (was {})", done.source));
     }
     if done.options.is_empty() || done.rows_hash.is_empty() {
-        return Some("the manifest does not say how its rows were made (an older version wrote it)".into());
+        return Some(
+            "the manifest does not say how its rows were made (an older version wrote it)".into(),
+        );
     }
     if done.options != options {
         return Some(options_diff(&done.options, options));
@@ -190,10 +193,7 @@ pub fn write_manifest(dir: &Path, reports: &[GameReport]) -> io::Result<()> {
 /// Opens the manifest for appending one line per finished game. An existing
 /// manifest is first rewritten whole with the lines of `keep` (so a line cut
 /// short by a kill, or an older version's header, is gone).
-pub(crate) fn open_log(
-    dir: &Path,
-    keep: &[GameReport],
-) -> io::Result<csv::Writer<fs::File>> {
+pub(crate) fn open_log(dir: &Path, keep: &[GameReport]) -> io::Result<csv::Writer<fs::File>> {
     write_manifest(dir, keep)?;
     let file = OpenOptions::new().append(true).open(dir.join(MANIFEST))?;
     Ok(csv::WriterBuilder::new()

@@ -31,13 +31,7 @@ pub struct MergeSummary {
 /// The keys of `dataset.toml` shards must agree on, as `(key, value)` lines.
 fn agreed_keys(info: &DatasetInfo) -> Vec<(String, String)> {
     const OWN: [&str; 7] = [
-        "rows",
-        "nonzeros",
-        "games",
-        "failed",
-        "shard",
-        "labeller",
-        "program",
+        "rows", "nonzeros", "games", "failed", "shard", "labeller", "program",
     ];
     info.to_toml()
         .lines()

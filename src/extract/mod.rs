@@ -75,8 +75,8 @@ impl Labelling {
     /// Describes the model file at `path`.
     pub fn model(path: &Path) -> io::Result<Self> {
         let mut h = Fnv64::default();
-        let bytes =
-            fs::read(path).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let bytes = fs::read(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
         h.update(&bytes);
         if let Ok(meta) = fs::read(crate::model::meta_path(path)) {
             h.update(&meta);
@@ -438,7 +438,8 @@ where
                 let (counts, status) = match &job.game {
                     Err(e) => (GameCounts::default(), format!("error: {e}")),
                     Ok(game) => {
-                        match extract_game(game, &job.name, dir, features, labeller, options, *qid) {
+                        match extract_game(game, &job.name, dir, features, labeller, options, *qid)
+                        {
                             Ok(c) => (c, "ok".to_string()),
                             Err(e) => (GameCounts::default(), format!("error: {e}")),
                         }
@@ -510,7 +511,11 @@ where
         dimension: u64::from(features.dimension()),
         features: set_name,
         rows: reports.iter().filter(|r| r.is_ok()).map(|r| r.rows).sum(),
-        nonzeros: reports.iter().filter(|r| r.is_ok()).map(|r| r.nonzeros).sum(),
+        nonzeros: reports
+            .iter()
+            .filter(|r| r.is_ok())
+            .map(|r| r.nonzeros)
+            .sum(),
         games: ok.len() as u64,
         failed: (reports.len() - ok.len()) as u64,
         qid: options.qid,

@@ -1,8 +1,8 @@
 use super::*;
 use crate::eval::Material;
 use crate::features::Features;
-use crate::record::usi;
 use crate::libsvm::dataset::DatasetInfo;
+use crate::record::usi;
 use crate::record::Source;
 
 /// Games from the floodgate opening lines, replayed through `play_usi` (the USI
@@ -214,7 +214,10 @@ fn interrupted_runs_resume_with_nothing_lost_or_doubled() {
     assert_eq!(third.resumed, 2);
     assert!(!stray.exists(), "a killed run's temporary file is cleared");
     let reasons: Vec<&str> = third.redone.iter().map(|r| r.1.as_str()).collect();
-    assert!(reasons[0].ends_with("is not what was written") || reasons[0].contains("content hash"), "{reasons:?}");
+    assert!(
+        reasons[0].ends_with("is not what was written") || reasons[0].contains("content hash"),
+        "{reasons:?}"
+    );
     assert!(reasons[1].ends_with("is missing"), "{reasons:?}");
     assert_eq!(files(&dir), files(&fresh));
     let manifest = read_manifest(&dir);
@@ -272,7 +275,12 @@ fn file_stems_are_unique_per_path() {
     ];
     let stems = file_stems(&files);
     assert_eq!(stems[4], "single");
-    for (i, prefix) in [(0, "games~"), (1, "games~"), (2, "other_game~"), (3, "Games~")] {
+    for (i, prefix) in [
+        (0, "games~"),
+        (1, "games~"),
+        (2, "other_game~"),
+        (3, "Games~"),
+    ] {
         assert!(stems[i].starts_with(prefix), "{stems:?}");
         assert_eq!(stems[i].len(), prefix.len() + 12, "{stems:?}");
     }
@@ -325,11 +333,17 @@ fn changed_options_redo_every_game_and_say_why() {
         assert_eq!(why, "options changed: margin 100 → 150");
     }
     assert_eq!(files(&dir), files(&fresh));
-    assert_eq!(manifest_without_seconds(&dir), manifest_without_seconds(&fresh));
+    assert_eq!(
+        manifest_without_seconds(&dir),
+        manifest_without_seconds(&fresh)
+    );
     // Another feature set: redone again, and dataset.toml names the new set.
     let material: Features = "material".parse().unwrap();
     let third = run(&jobs, &dir, &material, &Material, &wider, |_, _| {}).unwrap();
-    assert_eq!(third.redone[0].1, "options changed: features relation → material");
+    assert_eq!(
+        third.redone[0].1,
+        "options changed: features relation → material"
+    );
     assert_eq!(DatasetInfo::read(&dir).unwrap().features, "material");
     // A model labeller is told apart by content, not by name.
     let mut by_model = wider.clone();
@@ -359,7 +373,8 @@ fn qid_numbers_positions_across_games() {
     run(&jobs, &dir, &relation(), &Material, &options, |_, _| {}).unwrap();
     let mut all = Vec::new();
     for job in &jobs {
-        let (data, groups) = crate::libsvm::read_paths_with_groups(&[rows_path(&dir, &job.name)]).unwrap();
+        let (data, groups) =
+            crate::libsvm::read_paths_with_groups(&[rows_path(&dir, &job.name)]).unwrap();
         let groups: Vec<u64> = groups.unwrap().into_iter().map(Option::unwrap).collect();
         assert_eq!(groups.len(), data.y.len());
         all.extend(groups);
@@ -391,18 +406,32 @@ fn three_shards_merged_equal_one_run_byte_for_byte() {
                 ..options.clone()
             };
             let s = run(&jobs, &dir, &relation(), &Material, &shard, |_, _| {}).unwrap();
-            assert!(!s.reports.is_empty() && s.reports.len() < 9, "shard {k}: {}", s.reports.len());
+            assert!(
+                !s.reports.is_empty() && s.reports.len() < 9,
+                "shard {k}: {}",
+                s.reports.len()
+            );
             dir
         })
         .collect();
     let merged = scratch("shards-merged");
     merge::merge(&parts, &merged).unwrap();
     assert_eq!(files(&merged), files(&whole));
-    assert_eq!(manifest_without_seconds(&merged), manifest_without_seconds(&whole));
+    assert_eq!(
+        manifest_without_seconds(&merged),
+        manifest_without_seconds(&whole)
+    );
     // Not all shards, or a shard twice: refused.
     let e = merge::merge(&parts[..2], &scratch("shards-bad")).unwrap_err();
-    assert_eq!(e, "shard 2/3 missing: a merge needs every shard of the split");
-    let e = merge::merge(&[parts[0].clone(), parts[0].clone()], &scratch("shards-bad")).unwrap_err();
+    assert_eq!(
+        e,
+        "shard 2/3 missing: a merge needs every shard of the split"
+    );
+    let e = merge::merge(
+        &[parts[0].clone(), parts[0].clone()],
+        &scratch("shards-bad"),
+    )
+    .unwrap_err();
     assert!(e.ends_with("are both shard 0/3"), "{e}");
     for d in parts.iter().chain([&whole, &merged]) {
         let _ = fs::remove_dir_all(d);

@@ -89,8 +89,8 @@ impl DatasetInfo {
     pub fn read(dir: &Path) -> Result<Self, String> {
         let path = dir.join(DATASET_TOML);
         let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let info: DatasetInfo = toml::from_str(&text)
-            .map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+        let info: DatasetInfo =
+            toml::from_str(&text).map_err(|e| format!("{}: {}", path.display(), e.message()))?;
         if info.format != FORMAT {
             return Err(format!(
                 "{}: format {:?}, expected {FORMAT:?} (written by another version?)",
