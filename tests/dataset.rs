@@ -439,21 +439,6 @@ fn three_shards_merged_on_the_command_line_equal_one_run() {
     );
 }
 
-/// SplitMix64: the kill test's delays and choices, reproducible from a seed.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// Issue 16's kill test: `extract` and `fit` killed at random points (60
 /// kills), with the options changed between some runs, then run to the end:
 /// the outputs equal a clean run of the final options, byte for byte.
@@ -498,7 +483,7 @@ fn runs_killed_anywhere_end_as_a_clean_run() {
 
     let out = dir.join("out");
     let model = dir.join("out.txt");
-    let mut rng = Rng(17);
+    let mut rng = common::Rng(17);
     let mut set = 0;
     let mut kills = 0;
     let mut finished = 0;

@@ -423,8 +423,14 @@ pub fn run(
                 let model = out.join(&labeller);
                 let mut eval = load_linear(&model).map_err(other)?;
                 eval.scale = recipe.labels.scale as f32;
+                // Named as in the round's figures (relative to DIR), so the
+                // dataset does not depend on where DIR is.
+                let labelling = Labelling {
+                    name: labeller.clone(),
+                    ..Labelling::model(&model).map_err(io_at(&model))?
+                };
                 let options = ExtractOptions {
-                    labeller: Labelling::model(&model).map_err(io_at(&model))?,
+                    labeller: labelling,
                     ..options.clone()
                 };
                 extract::run(
