@@ -95,37 +95,6 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
-/// Is `module` importable by python3? If not: a printed note, or a failure under CI.
-fn have_python(module: &str, what: &str) -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{what} is required when CI is set (run .ci/install-peers.sh)"
-        );
-        eprintln!("note: python3 with {what} not found (run .ci/install-peers.sh); skipped");
-    }
-    ok
-}
-
-fn python(script: &str, args: &[&str]) -> String {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("python3 starts");
-    assert!(
-        out.status.success(),
-        "python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// A small dataset with qids: 4 games, plies 4..12.
 fn small_dataset(name: &str, qid: bool) -> PathBuf {
     let dir = common::dir(name);
@@ -170,14 +139,14 @@ print(" ".join(repr(float(y)) for part in ys for y in part))
 
 #[test]
 fn scikit_learn_reads_the_folder_with_the_dimension_from_dataset_toml() {
-    if !have_python("sklearn, numpy, tomllib", "scikit-learn") {
+    if !common::have_python("sklearn, numpy, tomllib", "scikit-learn") {
         return;
     }
     let out = small_dataset("sklearn", true);
     let info = DatasetInfo::read(&out).unwrap();
     assert_eq!(info.features, "relation,material");
     assert!(info.qid);
-    let text = python(SKLEARN, &[s(&out)]);
+    let text = common::python(SKLEARN, &[s(&out)]);
     let mut lines = text.lines();
     let head: Vec<u64> = lines
         .next()
@@ -225,12 +194,12 @@ spark.stop()
 
 #[test]
 fn spark_loads_the_rows_folder_as_it_is() {
-    if !have_python("pyspark, tomllib", "pyspark (and a Java runtime)") {
+    if !common::have_python("pyspark, tomllib", "pyspark (and a Java runtime)") {
         return;
     }
     let out = small_dataset("spark", false);
     let info = DatasetInfo::read(&out).unwrap();
-    let text = python(SPARK, &[s(&out)]);
+    let text = common::python(SPARK, &[s(&out)]);
     let head: Vec<u64> = text
         .lines()
         .next()
@@ -347,7 +316,8 @@ fn a_second_run_on_a_folder_being_written_is_refused() {
 fn fit_takes_the_feature_set_from_the_dataset_and_refuses_another() {
     let out = small_dataset("fit-features", false);
     let model = out.parent().unwrap().join("m.txt");
-    let (code, err) = kifulearn(&["fit", s(&out), "--out", s(&model)]);
+    // The dual solver: the model's weights do not matter here, only its sidecar.
+    let (code, err) = kifulearn(&["fit", s(&out), "--out", s(&model), "--solver", "dual"]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("features relation,material (from dataset.toml)"),
@@ -370,6 +340,8 @@ fn fit_takes_the_feature_set_from_the_dataset_and_refuses_another() {
         s(&out),
         "--out",
         s(&model),
+        "--solver",
+        "dual",
         "--features",
         "relation,material",
     ]);

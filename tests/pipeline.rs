@@ -191,6 +191,21 @@ fn svm_files(dir: &Path) -> usize {
     })
 }
 
+/// Starts `kifulearn pipeline run RECIPE --out OUT` on one thread, so the
+/// solver's parallel sums are in a fixed order.
+fn start_pipeline(recipe: &Path, out: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kifulearn"))
+        .args(["pipeline", "run"])
+        .arg(recipe)
+        .arg("--out")
+        .arg(out)
+        .env("RAYON_NUM_THREADS", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn a_killed_process_resumes_to_the_same_outputs() {
     // The same recipe with more plies per game, so a kill lands mid-step.
@@ -205,19 +220,7 @@ fn a_killed_process_resumes_to_the_same_outputs() {
     fs::create_dir_all(&c).unwrap();
     let recipe_file = c.join("tiny.toml");
     fs::write(&recipe_file, &text).unwrap();
-    // One thread, so the solver's parallel sums are in a fixed order.
-    let start_in = |out: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-            .args(["pipeline", "run"])
-            .arg(&recipe_file)
-            .arg("--out")
-            .arg(out)
-            .env("RAYON_NUM_THREADS", "1")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap()
-    };
+    let start_in = |out: &Path| start_pipeline(&recipe_file, out);
     assert!(start_in(&a).wait().unwrap().success());
     let out = c.join("out");
     let start = || start_in(&out);
@@ -360,18 +363,7 @@ fn a_pipeline_killed_anywhere_with_the_recipe_changed_ends_as_a_clean_run() {
     let recipes = [dir.join("final.toml"), dir.join("other.toml")];
     fs::write(&recipes[0], &base).unwrap();
     fs::write(&recipes[1], &other).unwrap();
-    let start_in = |recipe: &Path, out: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-            .args(["pipeline", "run"])
-            .arg(recipe)
-            .arg("--out")
-            .arg(out)
-            .env("RAYON_NUM_THREADS", "1")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap()
-    };
+    let start_in = start_pipeline;
     let clean = dir.join("clean");
     let t = std::time::Instant::now();
     assert!(start_in(&recipes[0], &clean).wait().unwrap().success());

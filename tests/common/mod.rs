@@ -53,3 +53,37 @@ impl Rng {
         self.next() % n
     }
 }
+
+/// Can python3 import `modules` (e.g. `"sklearn, numpy"`)? If not: a printed
+/// note, or a failure when `CI` is set (`.ci/install-peers.sh` installs the peers).
+pub fn have_python(modules: &str, what: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{what} is required when CI is set (run .ci/install-peers.sh)"
+        );
+        eprintln!("note: python3 with {what} not found (run .ci/install-peers.sh); skipped");
+    }
+    ok
+}
+
+/// Runs `python3 -c SCRIPT ARGS...` and returns its standard output; fails the
+/// test with python's error output if it fails.
+pub fn python<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S]) -> String {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 starts");
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
