@@ -9,7 +9,6 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use kifulearn::libsvm::{read_paths, read_paths_with_groups};
 
