@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Installs the peer tools the integration tests and benches compare against
-# (liblinear 2.3.0, GNU time, scikit-learn, numpy, cshogi). Idempotent: does
+# (liblinear 2.3.0, GNU time, scikit-learn, numpy, cshogi, pyspark with a Java
+# runtime for tests/dataset.rs). Idempotent: does
 # nothing for what is already there. Run as root on Debian.
 set -euo pipefail
 need_apt=()
 command -v liblinear-train >/dev/null || need_apt+=(liblinear-tools)
 [[ -x /usr/bin/time ]] || need_apt+=(time)
+command -v java >/dev/null || need_apt+=(default-jre-headless)
 if ((${#need_apt[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
 fi
 need_pip=()
-for mod in sklearn:scikit-learn numpy:numpy cshogi:cshogi; do
+for mod in sklearn:scikit-learn numpy:numpy cshogi:cshogi pyspark:pyspark; do
   python3 -c "import ${mod%%:*}" 2>/dev/null || need_pip+=("${mod##*:}")
 done
 if ((${#need_pip[@]})); then

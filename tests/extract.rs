@@ -82,7 +82,7 @@ fn outputs_pass_check_libsvm_and_train_in_liblinear() {
     assert!(summary.reports.iter().all(|r| r.is_ok()));
     let mut all = Vec::new();
     for job in &jobs {
-        let svm = dir.join(format!("{}.svm", job.name));
+        let svm = extract::rows_path(&dir, &job.name);
         let out = Command::new("python3")
             .arg(checker())
             .arg(&svm)
@@ -210,7 +210,8 @@ fn command_line_extracts_usi_lines_and_resumes() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(manifest.lines().count(), 4, "{manifest}");
     for i in 0..3 {
-        let csv = fs::read_to_string(out.join(format!("openings-0000{i}.rows.csv"))).unwrap();
+        let csv =
+            fs::read_to_string(out.join(format!("reports/openings-0000{i}.rows.csv"))).unwrap();
         assert_eq!(
             csv.lines()
                 .skip(1)

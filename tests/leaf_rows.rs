@@ -9,7 +9,6 @@
 //! position before the replies and recaptures the value already counts, and the
 //! same fit does not.
 
-use std::path::Path;
 use std::process::Command;
 
 use kifulearn::shogi::{piece_value, Piece, KIND_ORDER};
@@ -47,13 +46,14 @@ fn rows(rows_at: &str) -> Vec<(Vec<(usize, f64)>, f64)> {
         String::from_utf8_lossy(&status.stderr)
     );
     let mut kept = Vec::new();
-    for entry in std::fs::read_dir(&out).unwrap() {
+    for entry in std::fs::read_dir(out.join("rows")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("svm") {
             continue;
         }
         let svm = std::fs::read_to_string(&path).unwrap();
-        let csv_path = Path::new(&path).with_extension("rows.csv");
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let csv_path = out.join("reports").join(format!("{name}.rows.csv"));
         let csv = std::fs::read_to_string(csv_path).unwrap();
         for (row, report) in svm.lines().zip(csv.lines().skip(1)) {
             let f: Vec<&str> = report.split(',').collect();

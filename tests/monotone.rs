@@ -64,8 +64,16 @@ fn monotone_hand_makes_every_hand_run_non_increasing() {
     let meta = std::fs::read_to_string(dir.join("tied.txt.meta.toml")).unwrap();
     assert!(meta.contains("monotone_hand = true"), "{meta}");
     // A set without material cannot be constrained: an error, not a silent no-op.
+    // (The rows folder, not the dataset folder, whose dataset.toml would refuse
+    // `--features relation` first.)
     let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .args(["fit", &s(&ex), "--features", "relation", "--monotone-hand"])
+        .args([
+            "fit",
+            &s(&ex.join("rows")),
+            "--features",
+            "relation",
+            "--monotone-hand",
+        ])
         .args(["--out", &s(&dir.join("bad.txt"))])
         .output()
         .unwrap();

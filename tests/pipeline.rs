@@ -1,6 +1,8 @@
 //! `pipeline run` end to end on a tiny recipe: an interrupted and restarted run
 //! ends with the same outputs as an uninterrupted one.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -130,7 +132,7 @@ fn an_interrupted_run_resumes_to_the_same_outputs() {
     }
     fs::write(b.join("round-2/model.txt.tmp"), "solver_type L2R_L2").unwrap();
     let extract = b.join("round-2/extract");
-    let svm = fs::read_dir(&extract)
+    let svm = fs::read_dir(extract.join("rows"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|e| e == "svm"))
@@ -189,6 +191,21 @@ fn svm_files(dir: &Path) -> usize {
     })
 }
 
+/// Starts `kifulearn pipeline run RECIPE --out OUT` on one thread, so the
+/// solver's parallel sums are in a fixed order.
+fn start_pipeline(recipe: &Path, out: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kifulearn"))
+        .args(["pipeline", "run"])
+        .arg(recipe)
+        .arg("--out")
+        .arg(out)
+        .env("RAYON_NUM_THREADS", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn a_killed_process_resumes_to_the_same_outputs() {
     // The same recipe with more plies per game, so a kill lands mid-step.
@@ -203,19 +220,7 @@ fn a_killed_process_resumes_to_the_same_outputs() {
     fs::create_dir_all(&c).unwrap();
     let recipe_file = c.join("tiny.toml");
     fs::write(&recipe_file, &text).unwrap();
-    // One thread, so the solver's parallel sums are in a fixed order.
-    let start_in = |out: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-            .args(["pipeline", "run"])
-            .arg(&recipe_file)
-            .arg("--out")
-            .arg(out)
-            .env("RAYON_NUM_THREADS", "1")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap()
-    };
+    let start_in = |out: &Path| start_pipeline(&recipe_file, out);
     assert!(start_in(&a).wait().unwrap().success());
     let out = c.join("out");
     let start = || start_in(&out);
@@ -223,11 +228,11 @@ fn a_killed_process_resumes_to_the_same_outputs() {
     let mut kills = 0;
     let mut p = start();
     kills += usize::from(kill_when(&mut p, || {
-        svm_files(&out.join("round-1/extract")) >= 1
+        svm_files(&out.join("round-1/extract/rows")) >= 1
     }));
     let mut p = start();
     kills += usize::from(kill_when(&mut p, || {
-        svm_files(&out.join("round-2/extract")) >= 1
+        svm_files(&out.join("round-2/extract/rows")) >= 1
     }));
     assert!(kills >= 1, "every run finished before it could be killed");
     let status = start().wait().unwrap();
@@ -338,4 +343,76 @@ depth = 1
         );
     }
     let _ = fs::remove_dir_all(&out);
+}
+
+/// Issue 16's kill test for `pipeline run`: killed at random points (12 kills,
+/// seeded delays), with the recipe's margin changed between some runs, then
+/// run to the end with the final recipe: rounds, models and every round's
+/// dataset equal a clean run's.
+#[test]
+fn a_pipeline_killed_anywhere_with_the_recipe_changed_ends_as_a_clean_run() {
+    let base = RECIPE.replace(
+        "\"fixtures/selfplay\"",
+        &format!(
+            "{:?}",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/selfplay")
+        ),
+    );
+    let other = base.replace("max_plies = 12", "max_plies = 12\nmargin = 150");
+    let dir = common::dir("pipeline-kills");
+    let recipes = [dir.join("final.toml"), dir.join("other.toml")];
+    fs::write(&recipes[0], &base).unwrap();
+    fs::write(&recipes[1], &other).unwrap();
+    let start_in = start_pipeline;
+    let clean = dir.join("clean");
+    let t = std::time::Instant::now();
+    assert!(start_in(&recipes[0], &clean).wait().unwrap().success());
+    let ms = t.elapsed().as_millis() as u64 + 1;
+    let out = dir.join("out");
+    let mut rng = common::Rng(5);
+    let mut kills = 0;
+    while kills < 12 {
+        let recipe = &recipes[usize::from(rng.below(3) == 0)];
+        let mut child = start_in(recipe, &out);
+        std::thread::sleep(std::time::Duration::from_millis(rng.below(ms)));
+        if child.try_wait().unwrap().is_none() {
+            child.kill().unwrap();
+            kills += 1;
+        }
+        child.wait().unwrap();
+    }
+    assert!(start_in(&recipes[0], &out).wait().unwrap().success());
+    assert_eq!(rounds_without_seconds(&out), rounds_without_seconds(&clean));
+    for f in [
+        "round-1/model.txt",
+        "round-2/model.txt",
+        "round-1/weights.csv",
+        "round-2/weights.csv",
+        "round-2/agreement.csv",
+        "final.model",
+        "final.bin",
+        "round-1/extract/dataset.toml",
+        "round-2/extract/dataset.toml",
+    ] {
+        same_bytes(&clean, &out, f);
+    }
+    for round in ["round-1", "round-2"] {
+        for sub in ["rows", "reports"] {
+            let folder = format!("{round}/extract/{sub}");
+            let mut names: Vec<String> = fs::read_dir(clean.join(&folder))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            let mut theirs: Vec<String> = fs::read_dir(out.join(&folder))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            theirs.sort();
+            assert_eq!(names, theirs, "{folder}");
+            for n in &names {
+                same_bytes(&clean, &out, &format!("{folder}/{n}"));
+            }
+        }
+    }
 }

@@ -6,39 +6,18 @@
 //! Skipped with a printed note when python3 or scikit-learn is missing
 //! (`.ci/install-peers.sh` installs it); fails instead when `CI` is set.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use kifulearn::libsvm::{read_paths, read_paths_with_groups};
 
 fn have_sklearn() -> bool {
-    let ok = Command::new("python3")
-        .args(["-c", "import sklearn"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "scikit-learn is required when CI is set (run .ci/install-peers.sh)"
-        );
-        eprintln!("note: python3 with scikit-learn not found (run .ci/install-peers.sh); skipped");
-    }
-    ok
+    common::have_python("sklearn", "scikit-learn")
 }
 
 fn python(script: &str, args: &[&Path]) -> String {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("python3 starts");
-    assert!(
-        out.status.success(),
-        "python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::python(script, args)
 }
 
 /// Prints what `load_svmlight_file` reads: per row `label qid j:value ...`

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use kifulearn::eval::{load_evaluator, EvalChoice};
-use kifulearn::extract::{self, ExtractOptions, GameJob};
+use kifulearn::extract::{self, ExtractOptions, Labelling};
 use kifulearn::features::{FeatureSet, Features};
+use kifulearn::generate::Shard;
 use kifulearn::label::LabelOptions;
 use kifulearn::record;
 
@@ -20,9 +20,17 @@ pub struct Args {
     /// Record files or folders (searched recursively): CSA, KIF, USI lines, Kisen.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Output folder: NAME.svm and NAME.rows.csv per game, manifest.csv for the run.
+    /// Output dataset folder: rows/NAME.svm and reports/NAME.rows.csv per game,
+    /// manifest.csv and dataset.toml for the run (docs/dataset.md).
     #[arg(long)]
     out: PathBuf,
+    /// Write svmlight's `qid:N` after each label, one N per position (its moves' rows).
+    #[arg(long)]
+    qid: bool,
+    /// Extract only share K of N of the games (by a hash of each game); the
+    /// N shards' folders join with `kifulearn dataset merge`.
+    #[arg(long, default_value = "0/1")]
+    shard: Shard,
     /// Feature sets, comma-separated, each in its own index range in the order named.
     #[arg(long, default_value = "relation")]
     features: String,
@@ -66,6 +74,7 @@ enum RowsAtArg {
 pub fn run(args: Args) -> CliResult {
     let features: Features = args.features.parse()?;
     let labeller = load_evaluator(&EvalChoice::parse(&args.labeller))?;
+    let labelling = Labelling::of(&args.labeller)?;
     let label = LabelOptions {
         margin: args.margin,
         scale: args.scale,
@@ -81,6 +90,9 @@ pub fn run(args: Args) -> CliResult {
             RowsAtArg::Sibling => kifulearn::extract::RowsAt::Sibling,
             RowsAtArg::Leaf => kifulearn::extract::RowsAt::Leaf,
         },
+        qid: args.qid,
+        shard: args.shard,
+        labeller: labelling,
     };
     let pool = super::thread_pool(args.jobs)?;
 
@@ -88,27 +100,13 @@ pub fn run(args: Args) -> CliResult {
     if files.is_empty() {
         return Err("no record files found (.csa, .kif, .kifu, .usi, .sfen, .kis)".into());
     }
-    let stems = extract::file_stems(&files);
-    let jobs: Vec<GameJob> = pool.install(|| {
-        files
-            .par_iter()
-            .zip(&stems)
-            .flat_map_iter(|(file, stem)| {
-                let read = record::read_file(file);
-                let stem = stem.clone();
-                read.games
-                    .into_iter()
-                    .enumerate()
-                    .map(move |(index, game)| GameJob {
-                        name: extract::game_name(&stem, index),
-                        source: format!("{}#{index}", file.display()),
-                        game: game.map_err(|e| e.to_string()),
-                    })
-            })
-            .collect()
-    });
+    let jobs = pool.install(|| extract::read_jobs(&files));
+    let in_shard = jobs
+        .iter()
+        .filter(|j| extract::names::in_shard(args.shard, j))
+        .count();
 
-    let bar = ProgressBar::new(jobs.len() as u64);
+    let bar = ProgressBar::new(in_shard as u64);
     bar.set_style(
         ProgressStyle::with_template(
             "{elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec} {msg}",
@@ -140,6 +138,13 @@ pub fn run(args: Args) -> CliResult {
         )
     })?;
     bar.finish();
+    report_redone(&summary.redone);
+    if summary.removed > 0 {
+        eprintln!(
+            "removed {} file(s) of games not in this run (or of the older flat layout)",
+            summary.removed
+        );
+    }
 
     let failed = summary.reports.iter().filter(|r| !r.is_ok()).count();
     let total_rows: u64 = summary.reports.iter().map(|r| r.rows).sum();
@@ -147,9 +152,14 @@ pub fn run(args: Args) -> CliResult {
     let secs = start.elapsed().as_secs_f64();
     let new_rows = rows.load(std::sync::atomic::Ordering::Relaxed);
     eprintln!(
-        "{} games ({} resumed, {failed} failed), {total_rows} rows, {:.1} nonzeros/row, \
+        "{} games{} ({} resumed, {failed} failed), {total_rows} rows, {:.1} nonzeros/row, \
          features {} (dimension {}); {new_rows} new rows in {secs:.1} s ({:.0} rows/s)",
         summary.reports.len(),
+        if args.shard.count > 1 {
+            format!(" of shard {} ({} in all)", args.shard, jobs.len())
+        } else {
+            String::new()
+        },
         summary.resumed,
         nonzeros as f64 / total_rows.max(1) as f64,
         features.name(),
@@ -161,4 +171,27 @@ pub fn run(args: Args) -> CliResult {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// Prints why games done by an earlier run were redone: one line per reason,
+/// with how many games and the first few names.
+fn report_redone(redone: &[(String, String)]) {
+    let mut by_reason: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (game, why) in redone {
+        // A missing or changed file names the file: group by what happened.
+        let key = why.as_str();
+        match by_reason.iter_mut().find(|(r, _)| *r == key) {
+            Some((_, games)) => games.push(game),
+            None => by_reason.push((key, vec![game])),
+        }
+    }
+    for (why, games) in by_reason {
+        let shown: Vec<&str> = games.iter().take(3).copied().collect();
+        eprintln!(
+            "redid {} game(s) ({}{}): {why}",
+            games.len(),
+            shown.join(", "),
+            if games.len() > 3 { ", …" } else { "" }
+        );
+    }
 }

@@ -56,9 +56,11 @@ pub struct Args {
     /// Write the compact binary model instead of liblinear's text.
     #[arg(long)]
     binary: bool,
-    /// Name of the feature set the data was extracted with (kept in MODEL.meta.toml).
-    #[arg(long, default_value = "unspecified")]
-    features: String,
+    /// Name of the feature set the data was extracted with (kept in MODEL.meta.toml)
+    /// [default: what the dataset folders' dataset.toml say, else "unspecified"].
+    /// Refused when a dataset folder given says another set.
+    #[arg(long)]
+    features: Option<String>,
     /// After fitting, make the worth of the k-th piece in hand non-increasing in
     /// k (the `material` part of --features; isotonic regression, for the SVR
     /// weighted by how often each count occurs in the data).
@@ -156,6 +158,50 @@ enum SolverArg {
     Dense,
 }
 
+/// The feature set of the model: `--features` if given, else the one the
+/// dataset folders among `data` name (`dataset.toml`), else `unspecified`.
+/// A `--features` other than a dataset folder's is refused: the model would
+/// be read with the wrong index layout.
+fn data_features(
+    given: Option<&str>,
+    data: &[PathBuf],
+    method: Method,
+) -> Result<String, Box<dyn std::error::Error>> {
+    use kifulearn::libsvm::dataset;
+    let from_data = match method {
+        Method::Svr | Method::Streaming => dataset::features_of(data)?,
+        Method::Ranking | Method::Positions => None,
+    };
+    Ok(match (given, from_data) {
+        (Some(given), Some(data_set)) => {
+            let canonical = given
+                .parse::<Features>()
+                .map(|f| kifulearn::features::FeatureSet::name(&f))
+                .unwrap_or_else(|_| given.to_string());
+            if canonical != data_set {
+                let dir = data
+                    .iter()
+                    .find(|p| dataset::is_dataset(p))
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default();
+                return Err(format!(
+                    "--features {given} but {dir} was extracted with features {data_set:?} \
+                     ({}): a model must name the set of its rows; drop --features or extract again",
+                    dataset::DATASET_TOML
+                )
+                .into());
+            }
+            given.to_string()
+        }
+        (None, Some(data_set)) => {
+            eprintln!("features {data_set} (from {})", dataset::DATASET_TOML);
+            data_set
+        }
+        (Some(given), None) => given.to_string(),
+        (None, None) => "unspecified".to_string(),
+    })
+}
+
 /// Runs `fit`.
 pub fn run(args: Args) -> CliResult {
     if let (Method::Svr, Some(option)) = (args.method, args.learner.first_given()) {
@@ -181,13 +227,14 @@ pub fn run(args: Args) -> CliResult {
             "--prior applies to --method svr and positions (ranking: --ranking-prior)".into(),
         );
     }
+    let set = data_features(args.features.as_deref(), &args.data, args.method)?;
     // Reject bad options before reading gigabytes.
     let monotone = if args.monotone_hand {
-        let features: Features = args.features.parse()?;
+        let features: Features = set.parse()?;
         if features.offset_of(BaseSet::Material).is_none() {
             return Err(format!(
                 "--monotone-hand needs a material part in --features (got {:?})",
-                args.features
+                set
             )
             .into());
         }
@@ -197,7 +244,7 @@ pub fn run(args: Args) -> CliResult {
     };
     let out = ModelOut {
         path: &args.out,
-        features: &args.features,
+        features: &set,
         binary: args.binary,
         monotone_hand: monotone,
     };
@@ -244,8 +291,8 @@ pub fn run(args: Args) -> CliResult {
     // so the solver is unchanged and w0 is added back afterwards.
     let prior = match &args.prior {
         Some(name) if name != "zero" => {
-            let features: Features = args.features.parse().map_err(|e| {
-                format!("--prior {name} needs --features naming the rows' set: {e}")
+            let features: Features = set.parse().map_err(|e| {
+                format!("--prior {name} needs the rows' feature set (--features or dataset.toml): {e}")
             })?;
             let w0: Vec<f64> = kifulearn::train::positions::named_prior(&features, name)?
                 .into_iter()
@@ -284,7 +331,7 @@ pub fn run(args: Args) -> CliResult {
             return Err(format!(
                 "the rows have {} features but --features {} has {}: wrong set for --prior",
                 data.x.cols(),
-                args.features,
+                set,
                 w0.len()
             )
             .into());
@@ -303,7 +350,7 @@ pub fn run(args: Args) -> CliResult {
         fitted.objective
     );
     let mut model = fitted.model;
-    model.features = args.features.clone();
+    model.features = set.clone();
     if let Some(w0) = &prior {
         if model.w.len() < w0.len() {
             model.w.resize(w0.len(), 0.0);
@@ -326,7 +373,7 @@ pub fn run(args: Args) -> CliResult {
         .map(|f| toml_string(&f.display().to_string()))
         .collect();
     out.write_meta(
-        &args.features,
+        &set,
         &[
             ("solver", toml_string(solver.liblinear_name())),
             ("c", format!("{:?}", args.c)),

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod arena;
+mod dataset;
 mod evaluate;
 mod extract;
 mod fit;
@@ -48,6 +49,8 @@ enum Command {
     Predict(predict::Args),
     /// Extract labelled training rows (libsvm) from game records.
     Extract(extract::Args),
+    /// Work on dataset folders (`merge` the shards of a sharded extraction).
+    Dataset(dataset::Args),
     /// Run a recipe: extract, fit, evaluate, relabel with the model, repeat.
     Pipeline(pipeline::Args),
     /// Summarize position files (YaneuraOu PackedSfenValue, cshogi HCPE), dump
@@ -73,6 +76,7 @@ pub fn run() -> ExitCode {
         Command::Fit(args) => fit::run(*args),
         Command::Predict(args) => predict::run(args),
         Command::Extract(args) => extract::run(args),
+        Command::Dataset(args) => dataset::run(args),
         Command::Pipeline(args) => pipeline::run(args),
         Command::Weights(args) => weights::run(args),
         Command::Match(args) => arena::run(args),

@@ -1,38 +1,95 @@
-//! Training rows from games: per game a libsvm file and a CSV of what each row is,
-//! and a manifest for the run that lets an interrupted run resume.
+//! Training rows from games, into a dataset folder other tools read as it is
+//! ([`crate::libsvm::dataset`]): per game `rows/NAME.svm` and
+//! `reports/NAME.rows.csv`, and for the run `manifest.csv` and `dataset.toml`.
 //!
 //! For each position of a game (the final one excluded, and within the ply
 //! range asked for), every legal move gives one row: the features of the
 //! sibling position seen by the side that moved, labelled by
-//! [`crate::label::Labeller`]. Rows are grouped by position, in game order.
+//! [`crate::label::Labeller`]. Rows are grouped by position, in game order,
+//! and with `qid` each position's rows carry its number ([`names::qid_bases`]).
 //!
-//! Files are written under temporary names (`NAME.svm.tmp`) and renamed when
-//! complete, `.svm` first and `.rows.csv` last; the manifest records each game
-//! as it finishes. A rerun skips every game the manifest lists as `ok` whose
-//! two files are present with the row count recorded, and redoes the rest, so
-//! nothing is lost or written twice.
+//! Files are written under hidden temporary names (`rows/.NAME.svm.tmp`) and
+//! renamed when complete, `.svm` first and `.rows.csv` last; the manifest
+//! records each game as it finishes, with its options and the content hash of
+//! both files. A rerun reuses a game only when all of these match
+//! ([`manifest::stale_reason`]) and redoes the rest, saying why, so nothing is
+//! lost, written twice, or kept from other options. The folder is locked
+//! ([`lock::OutputLock`]) while a run writes it. `docs/dataset.md` has the layout.
 
-use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+pub mod lock;
+pub mod manifest;
+pub mod merge;
+pub mod names;
+
+use std::collections::HashSet;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::eval::Evaluator;
+use crate::eval::{EvalChoice, Evaluator};
 use crate::features::{FeatureSet, RowBuilder};
+use crate::generate::Shard;
 use crate::label::{LabelError, LabelOptions, Labeller, Sibling};
-use crate::libsvm::write_row;
+use crate::libsvm::dataset::{
+    DatasetInfo, Fnv64, HashingWriter, LabelInfo, FORMAT, REPORTS_DIR, ROWS_DIR,
+};
+use crate::libsvm::write_row_qid;
 use crate::record::Game;
 
-/// File name of the run's manifest in the output folder.
-pub const MANIFEST: &str = "manifest.csv";
+pub use manifest::{read_manifest, GameReport, MANIFEST};
+pub use names::{file_stems, game_name};
 
-/// What to extract from each game.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// The labelling evaluator as recorded: the name given and, for a model, a
+/// content hash of the model file and its sidecar (so a retrained model at the
+/// same path is told apart).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Labelling {
+    /// `material`, or the model file as given.
+    pub name: String,
+    /// FNV-1a 64 of the model file then its sidecar, in hex; empty for material.
+    pub hash: String,
+}
+
+impl Default for Labelling {
+    fn default() -> Self {
+        Self {
+            name: "material".into(),
+            hash: String::new(),
+        }
+    }
+}
+
+impl Labelling {
+    /// Describes the labeller `text` names (as `--labeller` takes it), hashing a model's files.
+    pub fn of(text: &str) -> io::Result<Self> {
+        match EvalChoice::parse(text) {
+            EvalChoice::Material => Ok(Self::default()),
+            EvalChoice::Model(path) => Self::model(&path),
+        }
+    }
+
+    /// Describes the model file at `path`.
+    pub fn model(path: &Path) -> io::Result<Self> {
+        let mut h = Fnv64::default();
+        let bytes = fs::read(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        h.update(&bytes);
+        if let Ok(meta) = fs::read(crate::model::meta_path(path)) {
+            h.update(&meta);
+        }
+        Ok(Self {
+            name: path.display().to_string(),
+            hash: h.hex(),
+        })
+    }
+}
+
+/// What to extract from each game, and which games.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExtractOptions {
     /// Label rule and search.
     pub label: LabelOptions,
@@ -42,6 +99,12 @@ pub struct ExtractOptions {
     pub max_plies: Option<usize>,
     /// Where each row's features are taken.
     pub rows_at: RowsAt,
+    /// Write `qid:N` after each label, N numbering the positions of the run.
+    pub qid: bool,
+    /// The share of the games to extract (by [`names::shard_key`]).
+    pub shard: Shard,
+    /// The labelling evaluator, as recorded (the evaluator itself is passed to [`run`]).
+    pub labeller: Labelling,
 }
 
 /// Where a sibling's row describes the game: the sibling itself (the
@@ -83,70 +146,41 @@ pub struct GameJob {
     pub game: Result<Game, String>,
 }
 
-/// One line of the manifest: what became of one game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameReport {
-    /// Output file stem.
-    pub game: String,
-    /// The source, as `path#index`.
-    pub source: String,
-    /// Positions labelled.
-    pub plies: u64,
-    /// Rows written (one per legal move of each labelled position).
-    pub rows: u64,
-    /// Feature entries written over all rows.
-    pub nonzeros: u64,
-    /// Wall time spent on the game.
-    pub seconds: f64,
-    /// `ok`, or `error: ` and the reason.
-    pub status: String,
+/// `DIR/rows/NAME.svm`: where game `name`'s rows go.
+pub fn rows_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(ROWS_DIR).join(format!("{name}.svm"))
 }
 
-impl GameReport {
-    /// Did the game complete?
-    pub fn is_ok(&self) -> bool {
-        self.status == "ok"
-    }
+/// `DIR/reports/NAME.rows.csv`: what each row of game `name` is.
+pub fn report_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(REPORTS_DIR).join(format!("{name}.rows.csv"))
 }
 
-/// Output names for record files: the file stem, made unique by a `_2`, `_3`, …
-/// suffix when two files share a stem. A game's name is `STEM-INDEX`.
-pub fn file_stems(files: &[PathBuf]) -> Vec<String> {
-    let mut seen: HashMap<String, usize> = HashMap::new();
+/// Reads every record file and makes one job per game, in file order, named by
+/// [`file_stems`] and [`game_name`] (files are read in parallel on the current
+/// rayon pool).
+pub fn read_jobs(files: &[PathBuf]) -> Vec<GameJob> {
+    let stems = file_stems(files);
     files
-        .iter()
-        .map(|f| {
-            let stem: String = f
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "games".into())
-                .chars()
-                .map(|c| {
-                    if c.is_alphanumeric() || "-_.".contains(c) {
-                        c
-                    } else {
-                        '_'
-                    }
+        .par_iter()
+        .zip(&stems)
+        .flat_map_iter(|(file, stem)| {
+            let read = crate::record::read_file(file);
+            let stem = stem.clone();
+            read.games
+                .into_iter()
+                .enumerate()
+                .map(move |(index, game)| GameJob {
+                    name: game_name(&stem, index),
+                    source: format!("{}#{index}", file.display()),
+                    game: game.map_err(|e| e.to_string()),
                 })
-                .collect();
-            let n = seen.entry(stem.clone()).or_insert(0);
-            *n += 1;
-            if *n == 1 {
-                stem
-            } else {
-                format!("{stem}_{n}")
-            }
         })
         .collect()
 }
 
-/// The output name of game `index` of a file with output stem `stem`.
-pub fn game_name(stem: &str, index: usize) -> String {
-    format!("{stem}-{index:05}")
-}
-
-/// Counts written by [`extract_game`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Counts written by [`extract_game`], and the content hashes of its two files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameCounts {
     /// Positions labelled.
     pub plies: u64,
@@ -154,6 +188,10 @@ pub struct GameCounts {
     pub rows: u64,
     /// Feature entries written.
     pub nonzeros: u64,
+    /// FNV-1a 64 of the rows file, hex.
+    pub rows_hash: String,
+    /// FNV-1a 64 of the report file, hex.
+    pub report_hash: String,
 }
 
 /// Why a game's extraction failed.
@@ -172,7 +210,19 @@ pub enum ExtractError {
     Label(#[from] LabelError),
 }
 
-/// Writes `NAME.svm` and `NAME.rows.csv` for `game` in `dir`, through temporary names.
+/// The hidden temporary name of `path` (`.NAME.tmp` beside it), which no
+/// `*.svm` glob and no Spark or Hadoop reader picks up.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// Writes `rows/NAME.svm` and `reports/NAME.rows.csv` for `game` in `dir`,
+/// through temporary names; with `qid`, position k of the game (from 0) gets
+/// `qid:(qid + k)`.
 pub fn extract_game<F: FeatureSet, E: Evaluator>(
     game: &Game,
     name: &str,
@@ -180,22 +230,30 @@ pub fn extract_game<F: FeatureSet, E: Evaluator>(
     features: &F,
     labeller: &mut Labeller<'_, E>,
     options: &ExtractOptions,
+    qid: Option<u64>,
 ) -> Result<GameCounts, ExtractError> {
-    let svm_path = dir.join(format!("{name}.svm"));
-    let csv_path = dir.join(format!("{name}.rows.csv"));
-    let svm_tmp = dir.join(format!("{name}.svm.tmp"));
-    let csv_tmp = dir.join(format!("{name}.rows.csv.tmp"));
+    let svm_path = rows_path(dir, name);
+    let csv_path = report_path(dir, name);
+    let svm_tmp = temp_path(&svm_path);
+    let csv_tmp = temp_path(&csv_path);
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ExtractError::Io { path, source }
     };
     let result = (|| {
-        let mut svm = BufWriter::new(File::create(&svm_tmp).map_err(io_err(&svm_tmp))?);
-        let mut csv = BufWriter::new(File::create(&csv_tmp).map_err(io_err(&csv_tmp))?);
-        let counts = write_game(game, features, labeller, options, &mut svm, &mut csv)?;
+        let create = |p: &Path| {
+            File::create(p)
+                .map(|f| HashingWriter::new(BufWriter::new(f)))
+                .map_err(io_err(p))
+        };
+        let mut svm = create(&svm_tmp)?;
+        let mut csv = create(&csv_tmp)?;
+        let mut counts = write_game(game, features, labeller, options, qid, &mut svm, &mut csv)?;
         svm.flush().map_err(io_err(&svm_tmp))?;
         csv.flush().map_err(io_err(&csv_tmp))?;
-        drop((svm, csv));
+        let ((_, svm_hash), (_, csv_hash)) = (svm.into_parts(), csv.into_parts());
+        counts.rows_hash = svm_hash.hex();
+        counts.report_hash = csv_hash.hex();
         fs::rename(&svm_tmp, &svm_path).map_err(io_err(&svm_path))?;
         fs::rename(&csv_tmp, &csv_path).map_err(io_err(&csv_path))?;
         Ok(counts)
@@ -213,6 +271,7 @@ fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
     features: &F,
     labeller: &mut Labeller<'_, E>,
     options: &ExtractOptions,
+    qid: Option<u64>,
     svm: &mut W,
     csv: &mut W,
 ) -> Result<GameCounts, ExtractError> {
@@ -246,9 +305,10 @@ fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
                 }
             })?;
             offsets.push(rows.len());
+            let group = qid.map(|q| q + counts.plies);
             for (i, s) in siblings.iter().enumerate() {
                 let row = &rows[offsets[i]..offsets[i + 1]];
-                write_row(svm, s.label, row).map_err(io)?;
+                write_row_qid(svm, s.label, group, row).map_err(io)?;
                 writeln!(
                     csv,
                     "{ply},{},{},{},{}",
@@ -271,51 +331,30 @@ fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
     Ok(counts)
 }
 
-/// Reads a manifest left by an earlier run: the last record of each game wins;
-/// a line cut short by an interruption is ignored.
-pub fn read_manifest(dir: &Path) -> HashMap<String, GameReport> {
-    let mut out = HashMap::new();
-    let Ok(mut reader) = csv::ReaderBuilder::new()
-        .flexible(true)
-        .from_path(dir.join(MANIFEST))
-    else {
-        return out;
-    };
-    for report in reader.deserialize::<GameReport>().flatten() {
-        out.insert(report.game.clone(), report);
-    }
-    out
-}
-
-/// Are the outputs of a game listed as complete really there, with its row count?
-fn outputs_complete(dir: &Path, report: &GameReport) -> bool {
-    let lines = |path: PathBuf| -> Option<u64> {
-        let file = File::open(path).ok()?;
-        let mut n = 0;
-        for line in BufReader::new(file).split(b'\n') {
-            line.ok()?;
-            n += 1;
-        }
-        Some(n)
-    };
-    report.is_ok()
-        && lines(dir.join(format!("{}.svm", report.game))) == Some(report.rows)
-        && lines(dir.join(format!("{}.rows.csv", report.game))) == Some(report.rows + 1)
-}
-
 /// Summary of a run.
 #[derive(Clone, Debug, Default)]
 pub struct RunSummary {
-    /// One report per job, in job order.
+    /// One report per job of the shard, in job order.
     pub reports: Vec<GameReport>,
-    /// Games skipped because an earlier run completed them.
+    /// Games skipped because an earlier run completed them with these options.
     pub resumed: usize,
+    /// Games an earlier run had done but that were redone, with the reason.
+    pub redone: Vec<(String, String)>,
+    /// Files removed: games not in this run, or an older layout's.
+    pub removed: usize,
+    /// What `dataset.toml` now says.
+    pub dataset: Option<DatasetInfo>,
 }
 
-/// Extracts every job into `dir` (games in parallel on the current rayon pool),
-/// skipping games an earlier run completed; `on_game` sees each report as it is
-/// made (for progress bars). Writes `manifest.csv` as games finish, and in job
-/// order at the end.
+/// Extracts the jobs of `options.shard` into the dataset folder `dir` (games in
+/// parallel on the current rayon pool), reusing games an earlier run completed
+/// with the same options; `on_game` sees each report as it is made (for
+/// progress bars). `jobs` must be every game of the run, whatever the shard: the
+/// qids number them all.
+///
+/// Holds `dir`'s lock throughout. Writes `manifest.csv` as games finish and in
+/// job order at the end, removes files of games not in this run (and a
+/// previous version's top-level `NAME.svm`), then writes `dataset.toml`.
 pub fn run<F, E>(
     jobs: &[GameJob],
     dir: &Path,
@@ -329,45 +368,88 @@ where
     E: Evaluator,
 {
     fs::create_dir_all(dir)?;
-    let previous = read_manifest(dir);
-    let manifest_path = dir.join(MANIFEST);
-    let fresh = !manifest_path.exists();
-    let mut file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&manifest_path)?;
-    if fresh {
-        file.write_all(b"game,source,plies,rows,nonzeros,seconds,status\n")?;
-    } else {
-        // An interrupted run may have left half a line: start on a fresh one.
-        file.write_all(b"\n")?;
+    let _lock = lock::OutputLock::acquire(dir, "extract")?;
+    let rows_dir = dir.join(ROWS_DIR);
+    let reports_dir = dir.join(REPORTS_DIR);
+    fs::create_dir_all(&rows_dir)?;
+    fs::create_dir_all(&reports_dir)?;
+    // Temporary files of a killed run: nobody else writes here (the lock).
+    for folder in [&rows_dir, &reports_dir] {
+        for entry in fs::read_dir(folder)? {
+            let path = entry?.path();
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            if name.is_some_and(|n| n.starts_with('.') && n.ends_with(".tmp")) {
+                fs::remove_file(&path)?;
+            }
+        }
     }
-    let log = Mutex::new(
-        csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(file),
-    );
-    let results: Vec<(GameReport, bool)> = jobs
+    // The description is rewritten at the end: until then the folder is not a finished dataset.
+    match fs::remove_file(dir.join(crate::libsvm::dataset::DATASET_TOML)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let previous_lines = manifest::read_manifest_lines(dir);
+    let previous = read_manifest(dir);
+    let set_name = features.name();
+    let bases = names::qid_bases(jobs, options);
+    let mine: Vec<(&GameJob, String, Option<u64>)> = jobs
+        .iter()
+        .zip(&bases)
+        .filter(|(job, _)| names::in_shard(options.shard, job))
+        .map(|(job, &base)| {
+            let qid = options.qid.then_some(base);
+            (job, manifest::game_options(&set_name, options, qid), qid)
+        })
+        .collect();
+    let wanted: HashSet<&str> = mine.iter().map(|(j, _, _)| j.name.as_str()).collect();
+    // Keep the lines of this run's games (the rest will be removed), dropping
+    // a half-written last line and an older header.
+    let keep: Vec<GameReport> = {
+        let mut seen = HashSet::new();
+        let mut lines: Vec<GameReport> = previous_lines
+            .into_iter()
+            .rev()
+            .filter(|r| wanted.contains(r.game.as_str()) && seen.insert(r.game.clone()))
+            .collect();
+        lines.reverse();
+        lines
+    };
+    let log = Mutex::new(manifest::open_log(dir, &keep)?);
+    let redone = Mutex::new(Vec::new());
+    let results: Vec<(GameReport, bool)> = mine
         .par_iter()
         .map_init(
             || Labeller::new(eval, options.label),
-            |labeller, job| {
+            |labeller, (job, game_options, qid)| {
                 if let Some(done) = previous.get(&job.name) {
-                    if done.source == job.source && outputs_complete(dir, done) {
-                        on_game(done, true);
-                        return (done.clone(), true);
+                    match manifest::stale_reason(dir, done, &job.source, game_options) {
+                        None => {
+                            on_game(done, true);
+                            return Ok((done.clone(), true));
+                        }
+                        Some(why) => {
+                            if let Ok(mut r) = redone.lock() {
+                                r.push((job.name.clone(), why));
+                            }
+                        }
                     }
                 }
                 let start = Instant::now();
                 let (counts, status) = match &job.game {
                     Err(e) => (GameCounts::default(), format!("error: {e}")),
                     Ok(game) => {
-                        match extract_game(game, &job.name, dir, features, labeller, options) {
+                        match extract_game(game, &job.name, dir, features, labeller, options, *qid)
+                        {
                             Ok(c) => (c, "ok".to_string()),
                             Err(e) => (GameCounts::default(), format!("error: {e}")),
                         }
                     }
                 };
+                if status != "ok" {
+                    // Files an earlier run left for this game are no longer its rows.
+                    remove_if_present(&rows_path(dir, &job.name))?;
+                    remove_if_present(&report_path(dir, &job.name))?;
+                }
                 let report = GameReport {
                     game: job.name.clone(),
                     source: job.source.clone(),
@@ -376,32 +458,101 @@ where
                     nonzeros: counts.nonzeros,
                     seconds: start.elapsed().as_secs_f64(),
                     status,
+                    options: game_options.clone(),
+                    rows_hash: counts.rows_hash,
+                    report_hash: counts.report_hash,
                 };
                 if let Ok(mut log) = log.lock() {
-                    let _ = log.serialize(&report).and_then(|_| Ok(log.flush()?));
+                    manifest::log_line(&mut log, &report)?;
                 }
                 on_game(&report, false);
-                (report, false)
+                Ok((report, false))
             },
         )
-        .collect();
+        .collect::<io::Result<_>>()?;
     drop(log);
     let resumed = results.iter().filter(|r| r.1).count();
     let reports: Vec<GameReport> = results.into_iter().map(|r| r.0).collect();
-    write_manifest(dir, &reports)?;
-    Ok(RunSummary { reports, resumed })
+    manifest::write_manifest(dir, &reports)?;
+
+    // Files of games not in this run, and a previous version's top-level files.
+    let ok: HashSet<&str> = reports
+        .iter()
+        .filter(|r| r.is_ok())
+        .map(|r| r.game.as_str())
+        .collect();
+    let mut removed = 0;
+    for (folder, suffix) in [(&rows_dir, ".svm"), (&reports_dir, ".rows.csv")] {
+        for entry in fs::read_dir(folder)? {
+            let path = entry?.path();
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if let Some(game) = name.strip_suffix(suffix) {
+                if !ok.contains(game) {
+                    fs::remove_file(&path)?;
+                    removed += 1;
+                }
+            }
+        }
+    }
+    for game in previous.keys() {
+        for old in [format!("{game}.svm"), format!("{game}.rows.csv")] {
+            removed += remove_if_present(&dir.join(old))? as usize;
+        }
+    }
+
+    let mut redone = redone.into_inner().unwrap_or_default();
+    redone.sort();
+    let l = &options.label;
+    let info = DatasetInfo {
+        format: FORMAT.into(),
+        dimension: u64::from(features.dimension()),
+        features: set_name,
+        rows: reports.iter().filter(|r| r.is_ok()).map(|r| r.rows).sum(),
+        nonzeros: reports
+            .iter()
+            .filter(|r| r.is_ok())
+            .map(|r| r.nonzeros)
+            .sum(),
+        games: ok.len() as u64,
+        failed: (reports.len() - ok.len()) as u64,
+        qid: options.qid,
+        rows_at: match options.rows_at {
+            RowsAt::Sibling => "sibling".into(),
+            RowsAt::Leaf => "leaf".into(),
+        },
+        skip_opening: options.skip_opening as u64,
+        max_plies: options.max_plies.map(|m| m as u64),
+        shard: options.shard.to_string(),
+        program: format!("kifulearn {}", env!("CARGO_PKG_VERSION")),
+        label: LabelInfo {
+            margin: l.margin,
+            scale: l.scale,
+            depth: l.depth,
+            quiescence: l.quiescence,
+            labeller: options.labeller.name.clone(),
+            labeller_hash: options.labeller.hash.clone(),
+        },
+    };
+    info.write(dir)?;
+    Ok(RunSummary {
+        reports,
+        resumed,
+        redone,
+        removed,
+        dataset: Some(info),
+    })
 }
 
-/// Rewrites the manifest in job order, through a temporary name.
-fn write_manifest(dir: &Path, reports: &[GameReport]) -> io::Result<()> {
-    let tmp = dir.join(format!("{MANIFEST}.tmp"));
-    let mut w = csv::Writer::from_path(&tmp)?;
-    for r in reports {
-        w.serialize(r)?;
+/// Removes `path` if it exists; whether it did.
+fn remove_if_present(path: &Path) -> io::Result<bool> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
     }
-    w.flush()?;
-    drop(w);
-    fs::rename(tmp, dir.join(MANIFEST))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 use super::*;
 use crate::eval::Material;
 use crate::features::Features;
+use crate::libsvm::dataset::DatasetInfo;
 use crate::record::usi;
 use crate::record::Source;
 
@@ -42,20 +43,46 @@ fn relation() -> Features {
     "relation".parse().unwrap()
 }
 
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| !p.ends_with(MANIFEST))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
+/// Every file of a dataset folder but the manifest (whose `seconds` vary) and
+/// the lock, by path relative to `dir`, with its bytes.
+pub(crate) fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else if !p.ends_with(MANIFEST) && !p.ends_with(lock::LOCK_FILE) {
+                let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+                out.push((rel, fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut v = Vec::new();
+    walk(dir, dir, &mut v);
     v.sort();
     v
+}
+
+/// The manifest's lines without the `seconds` column, sorted.
+pub(crate) fn manifest_without_seconds(dir: &Path) -> Vec<String> {
+    let text = fs::read_to_string(dir.join(MANIFEST)).unwrap();
+    let mut lines: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut r = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(l.as_bytes());
+            let rec = r.records().next().unwrap().unwrap();
+            rec.iter()
+                .enumerate()
+                .filter(|(i, _)| *i != 5)
+                .map(|(_, f)| f.to_string())
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect();
+    lines.sort();
+    lines
 }
 
 #[test]
@@ -73,8 +100,8 @@ fn rows_match_positions_and_labels_single_out_the_game_move() {
         assert!(report.is_ok(), "{report:?}");
         assert_eq!(report.plies, 18);
         let game = job.game.as_ref().unwrap();
-        let svm = fs::read_to_string(dir.join(format!("{}.svm", job.name))).unwrap();
-        let csv = fs::read_to_string(dir.join(format!("{}.rows.csv", job.name))).unwrap();
+        let svm = fs::read_to_string(rows_path(&dir, &job.name)).unwrap();
+        let csv = fs::read_to_string(report_path(&dir, &job.name)).unwrap();
         let svm: Vec<&str> = svm.lines().collect();
         let mut csv = csv.lines();
         assert_eq!(csv.next(), Some("ply,move,game_move,value,label"));
@@ -114,8 +141,29 @@ fn rows_match_positions_and_labels_single_out_the_game_move() {
         assert_eq!(at, svm.len());
     }
     let manifest = fs::read_to_string(dir.join(MANIFEST)).unwrap();
-    assert!(manifest.starts_with("game,source,plies,rows,nonzeros,seconds,status\n"));
+    assert!(manifest.starts_with(
+        "game,source,plies,rows,nonzeros,seconds,status,options,rows_hash,report_hash\n"
+    ));
     assert_eq!(manifest.lines().count(), 4);
+    // The rows folder holds the rows and nothing else; dataset.toml describes them.
+    let names: Vec<String> = fs::read_dir(dir.join("rows"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 3);
+    assert!(names.iter().all(|n| n.ends_with(".svm")), "{names:?}");
+    let info = DatasetInfo::read(&dir).unwrap();
+    let rows: u64 = summary.reports.iter().map(|r| r.rows).sum();
+    let nonzeros: u64 = summary.reports.iter().map(|r| r.nonzeros).sum();
+    assert_eq!(
+        (info.rows, info.nonzeros, info.games, info.failed),
+        (rows, nonzeros, 3, 0)
+    );
+    assert_eq!(info.dimension, u64::from(relation().dimension()));
+    assert_eq!(info.features, "relation");
+    assert_eq!(info.max_plies, Some(20));
+    assert_eq!(info.label.margin, 100);
+    assert_eq!(info.label.labeller, "material");
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -137,11 +185,12 @@ fn interrupted_runs_resume_with_nothing_lost_or_doubled() {
 
     // A kill mid-write: one file truncated, one missing, a stray temporary file,
     // and the manifest's last line cut short.
-    let svm = dir.join(format!("{}.svm", jobs[1].name));
+    let svm = rows_path(&dir, &jobs[1].name);
     let text = fs::read(&svm).unwrap();
     fs::write(&svm, &text[..text.len() / 2]).unwrap();
-    fs::remove_file(dir.join(format!("{}.rows.csv", jobs[3].name))).unwrap();
-    fs::write(dir.join(format!("{}.svm.tmp", jobs[4].name)), "1 2:3\n").unwrap();
+    fs::remove_file(report_path(&dir, &jobs[3].name)).unwrap();
+    let stray = temp_path(&rows_path(&dir, &jobs[4].name));
+    fs::write(&stray, "1 2:3\n").unwrap();
     let manifest = fs::read_to_string(dir.join(MANIFEST)).unwrap();
     fs::write(dir.join(MANIFEST), &manifest[..manifest.len() - 5]).unwrap();
     let mut redone = Vec::new();
@@ -163,7 +212,13 @@ fn interrupted_runs_resume_with_nothing_lost_or_doubled() {
         ]
     );
     assert_eq!(third.resumed, 2);
-    let _ = fs::remove_file(dir.join(format!("{}.svm.tmp", jobs[4].name)));
+    assert!(!stray.exists(), "a killed run's temporary file is cleared");
+    let reasons: Vec<&str> = third.redone.iter().map(|r| r.1.as_str()).collect();
+    assert!(
+        reasons[0].ends_with("is not what was written") || reasons[0].contains("content hash"),
+        "{reasons:?}"
+    );
+    assert!(reasons[1].ends_with("is missing"), "{reasons:?}");
     assert_eq!(files(&dir), files(&fresh));
     let manifest = read_manifest(&dir);
     assert_eq!(manifest.len(), 5);
@@ -204,21 +259,181 @@ fn a_bad_game_is_reported_and_the_others_kept() {
             "ok"
         ]
     );
-    assert!(!dir.join("broken-00000.svm").exists());
+    assert!(!rows_path(&dir, "broken-00000").exists());
+    assert_eq!(DatasetInfo::read(&dir).unwrap().failed, 1);
     let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
-fn file_stems_are_unique() {
+fn file_stems_are_unique_per_path() {
     let files = [
         PathBuf::from("a/games.csa"),
         PathBuf::from("b/games.kif"),
         PathBuf::from("c/other game.csa"),
-        PathBuf::from("d/games.csa"),
+        PathBuf::from("d/Games.csa"),
+        PathBuf::from("e/single.csa"),
     ];
+    let stems = file_stems(&files);
+    assert_eq!(stems[4], "single");
+    for (i, prefix) in [
+        (0, "games~"),
+        (1, "games~"),
+        (2, "other_game~"),
+        (3, "Games~"),
+    ] {
+        assert!(stems[i].starts_with(prefix), "{stems:?}");
+        assert_eq!(stems[i].len(), prefix.len() + 12, "{stems:?}");
+    }
+    // A name depends on its path, not on the order of the files.
+    let mut reversed = files.to_vec();
+    reversed.reverse();
+    let mut back = file_stems(&reversed);
+    back.reverse();
+    assert_eq!(back, stems);
+    assert_eq!(game_name("games", 7), "games-00007");
+
+    // Issue 16: `a b.csa`, `a_b.csa` and `a_b_2.csa` in one folder are three games, three names.
+    let three = [
+        PathBuf::from("in/a b.csa"),
+        PathBuf::from("in/a_b.csa"),
+        PathBuf::from("in/a_b_2.csa"),
+    ];
+    let stems = file_stems(&three);
+    let unique: std::collections::HashSet<String> =
+        stems.iter().map(|s| s.to_lowercase()).collect();
+    assert_eq!(unique.len(), 3, "{stems:?}");
+    assert!(stems[0].starts_with("a_b~"), "{stems:?}");
+    assert_eq!(stems[1], "a_b");
+    assert_eq!(stems[2], "a_b_2");
+}
+
+#[test]
+fn changed_options_redo_every_game_and_say_why() {
+    let jobs = floodgate_jobs(3);
+    let set = relation();
+    let short = ExtractOptions {
+        max_plies: Some(8),
+        ..ExtractOptions::default()
+    };
+    let wider = ExtractOptions {
+        label: LabelOptions {
+            margin: 150,
+            ..short.label
+        },
+        ..short.clone()
+    };
+    let fresh = scratch("options-fresh");
+    run(&jobs, &fresh, &set, &Material, &wider, |_, _| {}).unwrap();
+    let dir = scratch("options");
+    run(&jobs, &dir, &set, &Material, &short, |_, _| {}).unwrap();
+    let second = run(&jobs, &dir, &set, &Material, &wider, |_, _| {}).unwrap();
+    assert_eq!(second.resumed, 0);
+    assert_eq!(second.redone.len(), 3);
+    for (_, why) in &second.redone {
+        assert_eq!(why, "options changed: margin 100 → 150");
+    }
+    assert_eq!(files(&dir), files(&fresh));
     assert_eq!(
-        file_stems(&files),
-        ["games", "games_2", "other_game", "games_3"]
+        manifest_without_seconds(&dir),
+        manifest_without_seconds(&fresh)
     );
-    assert_eq!(game_name("games_2", 7), "games_2-00007");
+    // Another feature set: redone again, and dataset.toml names the new set.
+    let material: Features = "material".parse().unwrap();
+    let third = run(&jobs, &dir, &material, &Material, &wider, |_, _| {}).unwrap();
+    assert_eq!(
+        third.redone[0].1,
+        "options changed: features relation → material"
+    );
+    assert_eq!(DatasetInfo::read(&dir).unwrap().features, "material");
+    // A model labeller is told apart by content, not by name.
+    let mut by_model = wider.clone();
+    by_model.labeller = Labelling {
+        name: "m.txt".into(),
+        hash: "0123456789abcdef".into(),
+    };
+    let fourth = run(&jobs, &dir, &material, &Material, &by_model, |_, _| {}).unwrap();
+    assert_eq!(
+        fourth.redone[0].1,
+        "options changed: labeller material → model, labeller_hash  → 0123456789abcdef"
+    );
+    let _ = fs::remove_dir_all(&dir);
+    let _ = fs::remove_dir_all(&fresh);
+}
+
+#[test]
+fn qid_numbers_positions_across_games() {
+    let dir = scratch("qid");
+    let jobs = floodgate_jobs(3);
+    let options = ExtractOptions {
+        skip_opening: 2,
+        max_plies: Some(6),
+        qid: true,
+        ..ExtractOptions::default()
+    };
+    run(&jobs, &dir, &relation(), &Material, &options, |_, _| {}).unwrap();
+    let mut all = Vec::new();
+    for job in &jobs {
+        let (data, groups) =
+            crate::libsvm::read_paths_with_groups(&[rows_path(&dir, &job.name)]).unwrap();
+        let groups: Vec<u64> = groups.unwrap().into_iter().map(Option::unwrap).collect();
+        assert_eq!(groups.len(), data.y.len());
+        all.extend(groups);
+    }
+    // Four positions a game (plies 2..6), numbered 1..=12 in game order,
+    // each position's rows together.
+    let mut distinct = all.clone();
+    distinct.dedup();
+    assert_eq!(distinct, (1..=12).collect::<Vec<u64>>());
+    assert!(DatasetInfo::read(&dir).unwrap().qid);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn three_shards_merged_equal_one_run_byte_for_byte() {
+    let jobs = floodgate_jobs(9);
+    let options = ExtractOptions {
+        max_plies: Some(6),
+        qid: true,
+        ..ExtractOptions::default()
+    };
+    let whole = scratch("shards-whole");
+    run(&jobs, &whole, &relation(), &Material, &options, |_, _| {}).unwrap();
+    let parts: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            let dir = scratch(&format!("shard-{k}"));
+            let shard = ExtractOptions {
+                shard: format!("{k}/3").parse().unwrap(),
+                ..options.clone()
+            };
+            let s = run(&jobs, &dir, &relation(), &Material, &shard, |_, _| {}).unwrap();
+            assert!(
+                !s.reports.is_empty() && s.reports.len() < 9,
+                "shard {k}: {}",
+                s.reports.len()
+            );
+            dir
+        })
+        .collect();
+    let merged = scratch("shards-merged");
+    merge::merge(&parts, &merged).unwrap();
+    assert_eq!(files(&merged), files(&whole));
+    assert_eq!(
+        manifest_without_seconds(&merged),
+        manifest_without_seconds(&whole)
+    );
+    // Not all shards, or a shard twice: refused.
+    let e = merge::merge(&parts[..2], &scratch("shards-bad")).unwrap_err();
+    assert_eq!(
+        e,
+        "shard 2/3 missing: a merge needs every shard of the split"
+    );
+    let e = merge::merge(
+        &[parts[0].clone(), parts[0].clone()],
+        &scratch("shards-bad"),
+    )
+    .unwrap_err();
+    assert!(e.ends_with("are both shard 0/3"), "{e}");
+    for d in parts.iter().chain([&whole, &merged]) {
+        let _ = fs::remove_dir_all(d);
+    }
 }

@@ -3,8 +3,10 @@
 //! The writer is shared by `extract` (training rows) and anything else that
 //! emits rows; the reader (shared by `fit` and `predict`) lives beside it,
 //! with [`RowReader`], which streams a file a chunk of rows at a time into a
-//! reusable [`RowBuffer`] (the streaming learner's input).
+//! reusable [`RowBuffer`] (the streaming learner's input). [`dataset`] is the
+//! folder layout `extract` writes (`rows/`, `dataset.toml`).
 
+pub mod dataset;
 mod reader;
 mod writer;
 
@@ -12,4 +14,4 @@ pub use reader::{
     expand_paths, read_bytes, read_paths, read_paths_with_groups, Groups, LibsvmData, ReadError,
     RowBuffer, RowReader, BLOCK_BYTES,
 };
-pub use writer::write_row;
+pub use writer::{write_row, write_row_qid};

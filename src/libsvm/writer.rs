@@ -9,6 +9,19 @@ use std::io::{self, Write};
 /// check it). Numbers are printed in Rust's shortest round-trip form, so the
 /// label read back is the same `f64` and each value the same `f32`.
 pub fn write_row<W: Write>(out: &mut W, label: f64, row: &[(u32, f32)]) -> io::Result<()> {
+    write_row_qid(out, label, None, row)
+}
+
+/// As [`write_row`], with svmlight's `qid:N` after the label when `qid` is
+/// given (`label qid:N idx:val ...`): the rows of one group (one position's
+/// moves) share N. liblinear does not read `qid`; `docs/dataset.md` shows how
+/// to strip it.
+pub fn write_row_qid<W: Write>(
+    out: &mut W,
+    label: f64,
+    qid: Option<u64>,
+    row: &[(u32, f32)],
+) -> io::Result<()> {
     debug_assert!(
         row.windows(2).all(|w| w[0].0 < w[1].0),
         "indices must ascend"
@@ -18,6 +31,9 @@ pub fn write_row<W: Write>(out: &mut W, label: f64, row: &[(u32, f32)]) -> io::R
         "1-based, no zeros"
     );
     write!(out, "{label}")?;
+    if let Some(q) = qid {
+        write!(out, " qid:{q}")?;
+    }
     for &(index, value) in row {
         write!(out, " {index}:{value}")?;
     }
@@ -38,9 +54,10 @@ mod tests {
         )
         .unwrap();
         write_row(&mut out, 1.0, &[]).unwrap();
+        write_row_qid(&mut out, -1.0, Some(42), &[(3, 1.0)]).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "-0.0123 1:3 5143824:10 5143825:0.25\n1\n"
+            "-0.0123 1:3 5143824:10 5143825:0.25\n1\n-1 qid:42 3:1\n"
         );
         let x = 0.1f64 + 0.2;
         let mut out = Vec::new();

@@ -498,7 +498,9 @@ fn meta_string(meta: &str, key: &str) -> Option<String> {
     })
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Writes `bytes` to `path` through `PATH.tmp` and a rename, so a reader (or a
+/// rerun after a kill) sees the whole file or none.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! DIR/rounds.csv                 one row per completed round (docs/reports.md)
-//! DIR/round-N/extract/           per-game libsvm + rows CSV + manifest (extract::run)
+//! DIR/round-N/extract/           a dataset folder: rows/, reports/, manifest, dataset.toml (extract::run)
 //! DIR/round-N/model.txt          liblinear text model (+ model.txt.meta.toml)
 //! DIR/round-N/agreement.csv      held-out agreement of the model (and material)
 //! DIR/round-N/weights.csv        one row per non-zero weight
@@ -30,7 +30,7 @@ use super::recipe::Recipe;
 use super::split::is_held_out;
 use crate::engine::agreement::{games_agreement, Agreement};
 use crate::eval::{load_linear, Material};
-use crate::extract::{self, ExtractOptions, GameJob, GameReport};
+use crate::extract::{self, ExtractOptions, GameJob, GameReport, Labelling};
 use crate::features::{FeatureSet, Features};
 use crate::label::LabelOptions;
 use crate::libsvm::read_paths;
@@ -315,6 +315,7 @@ pub fn run(
             n => Some(n as usize),
         },
         rows_at: Default::default(),
+        ..ExtractOptions::default()
     };
     fs::create_dir_all(out).map_err(io_at(out))?;
     let games = read_games(recipe)?;
@@ -419,8 +420,19 @@ pub fn run(
                     on_game,
                 )
             } else {
-                let mut eval = load_linear(&out.join(&labeller)).map_err(other)?;
+                let model = out.join(&labeller);
+                let mut eval = load_linear(&model).map_err(other)?;
                 eval.scale = recipe.labels.scale as f32;
+                // Named as in the round's figures (relative to DIR), so the
+                // dataset does not depend on where DIR is.
+                let labelling = Labelling {
+                    name: labeller.clone(),
+                    ..Labelling::model(&model).map_err(io_at(&model))?
+                };
+                let options = ExtractOptions {
+                    labeller: labelling,
+                    ..options.clone()
+                };
                 extract::run(
                     &games.train,
                     &extract_dir,
@@ -476,7 +488,7 @@ pub fn run(
                 let svm: Vec<PathBuf> = summary
                     .reports
                     .iter()
-                    .map(|r| extract_dir.join(format!("{}.svm", r.game)))
+                    .map(|r| extract::rows_path(&extract_dir, &r.game))
                     .collect();
                 let fit = fit(
                     recipe,

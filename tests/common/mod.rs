@@ -34,3 +34,56 @@ pub fn run(args: &[&str]) -> Output {
     }
     child.wait_with_output().unwrap()
 }
+
+/// SplitMix64: random choices in tests (kill delays, options), reproducible from a seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Can python3 import `modules` (e.g. `"sklearn, numpy"`)? If not: a printed
+/// note, or a failure when `CI` is set (`.ci/install-peers.sh` installs the peers).
+pub fn have_python(modules: &str, what: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{what} is required when CI is set (run .ci/install-peers.sh)"
+        );
+        eprintln!("note: python3 with {what} not found (run .ci/install-peers.sh); skipped");
+    }
+    ok
+}
+
+/// Runs `python3 -c SCRIPT ARGS...` and returns its standard output; fails the
+/// test with python's error output if it fails.
+pub fn python<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S]) -> String {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 starts");
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
