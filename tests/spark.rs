@@ -173,7 +173,7 @@ fn a_spark_trained_model_predicts_as_kifulearn_and_plays() {
     // The engine plays it: agreement on another game, a refereed match.
     let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pro/kifu25654.csa");
     let agreement = ok(&["evaluate", "--model", s(&spark), s(&other)]);
-    assert!(agreement.contains("top-1"), "{agreement}");
+    assert!(agreement.contains("top1"), "{agreement}");
     let arena = dir.join("match");
     ok(&[
         "match",
