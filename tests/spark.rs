@@ -198,3 +198,69 @@ fn a_spark_trained_model_predicts_as_kifulearn_and_plays() {
     let summary = std::fs::read_to_string(arena.join("summary.txt")).unwrap();
     assert!(summary.contains("10"), "{summary}");
 }
+
+/// The job finds the rows of both dataset layouts: today's `DIR/*.svm`, and
+/// `DIR/rows/*.svm` with `DIR/dataset.toml` giving `dimension` and
+/// `features` (which `--dimension` may not contradict). `--dry-run` stops
+/// before Spark, so this needs only Python 3.11 (`tomllib`).
+#[test]
+fn the_spark_job_reads_both_dataset_layouts() {
+    let dir = common::dir("spark-layouts");
+    let svm = "1 3:1 7:2\n-0.5 2:1\n";
+    let flat = dir.join("flat");
+    std::fs::create_dir_all(&flat).unwrap();
+    std::fs::write(flat.join("a.svm"), svm).unwrap();
+    std::fs::write(flat.join("a.rows.csv"), "not rows\n").unwrap();
+    let nested = dir.join("nested");
+    std::fs::create_dir_all(nested.join("rows")).unwrap();
+    std::fs::write(nested.join("rows/a.svm"), svm).unwrap();
+    std::fs::write(nested.join("rows/b.svm"), svm).unwrap();
+    std::fs::write(
+        nested.join("dataset.toml"),
+        "format = \"kifulearn-dataset-1\"\ndimension = 104\nfeatures = \"material\"\n\
+         rows = 4\nnonzeros = 6\n\n[label]\nscale = 10000.0\n",
+    )
+    .unwrap();
+    let dry = |data: &Path, extra: &[&str]| {
+        let mut command = Command::new("python3");
+        command
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/spark/fit_l2.py"))
+            .arg(data)
+            .args(["--out", "unused", "--dry-run"])
+            .args(extra);
+        command.output().unwrap()
+    };
+    let out = dry(&flat, &["--features", "kp", "--dimension", "999"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with("files 1\ndimension 999\nfeatures kp\n"),
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("flat/a.svm"), "{text}");
+
+    let out = dry(&nested, &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with("files 2\ndimension 104\nfeatures material\n"),
+        "{text}"
+    );
+    assert!(text.contains("nested/rows/a.svm") && text.contains("nested/rows/b.svm"));
+
+    let out = dry(&nested, &["--dimension", "3"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--dimension 3 disagrees with dataset.toml's 104"),
+        "{err}"
+    );
+}

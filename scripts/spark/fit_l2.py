@@ -7,7 +7,7 @@ and Java 17; on a cluster, `spark-submit --master URL scripts/spark/fit_l2.py ..
 
     python3 scripts/spark/fit_l2.py DATASET... --out MODEL -c C \
         [--features SET] [--dimension N] [--master local[2]] \
-        [--max-iter 1000] [--tol 1e-12] [--partitions P]
+        [--max-iter 1000] [--tol 1e-12] [--partitions P] [--dry-run]
 
 DATASET is a folder written by `kifulearn extract --out DIR` (its rows are
 `DIR/rows/*.svm` when `rows/` exists, else `DIR/*.svm`), or libsvm files.
@@ -100,6 +100,8 @@ def main():
                     help="L-BFGS relative tolerance (Spark's default 1e-6 stops early)")
     ap.add_argument("--partitions", type=int, help="repartition the rows into P parts")
     ap.add_argument("--driver-memory", default="2g")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the files, dimension and features found, fit nothing")
     args = ap.parse_args()
     if not args.c > 0:
         sys.exit(f"-c {args.c}: C must be positive")
@@ -109,6 +111,10 @@ def main():
     features = meta.get("features", args.features or "unspecified")
     if args.dimension is not None and dimension != args.dimension:
         sys.exit(f"--dimension {args.dimension} disagrees with dataset.toml's {dimension}")
+    if args.dry_run:
+        print(f"files {len(files)}\ndimension {dimension}\nfeatures {features}")
+        print("\n".join(files))
+        return
 
     from pyspark.sql import SparkSession, functions as F
     from pyspark.ml.linalg import Vectors
