@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Spark trains, the engine plays: kifulearn's L2 fit (`kifulearn fit -p 0`)
+as a Spark MLlib job, writing a model that `usi`, `evaluate` and `match` load.
+
+Usage (local mode needs only `pip install -r scripts/spark/requirements.txt`
+and Java 17; on a cluster, `spark-submit --master URL scripts/spark/fit_l2.py ...`):
+
+    python3 scripts/spark/fit_l2.py DATASET... --out MODEL -c C \
+        [--features SET] [--dimension N] [--master local[2]] \
+        [--max-iter 1000] [--tol 1e-12] [--partitions P] [--dry-run]
+
+DATASET is a folder written by `kifulearn extract --out DIR` (its rows are
+`DIR/rows/*.svm` when `rows/` exists, else `DIR/*.svm`), or libsvm files.
+`dimension` and `features` come from `DIR/dataset.toml` when it exists,
+else from `--dimension` / `--features` (without a dimension Spark finds the
+largest index itself, one more pass over the rows).
+
+What it fits: Spark's `LinearRegression(elasticNetParam=0, fitIntercept=False,
+standardization=False, solver="l-bfgs")`, whose objective is
+
+    1/(2n) Σ (y − w·x)² + λ/(2σ_y) ‖w‖²        (σ_y: sample std of the labels)
+
+(Spark scales the labels by σ_y internally and the penalty with them, as R's
+glmnet does). kifulearn's `fit -p 0` minimises ½‖w‖² + C Σ (y − w·x)²; the
+two have the same minimiser when λ = σ_y / (2 n C). docs/scale.md derives it.
+
+Writes MODEL as liblinear's text model (`solver_type L2R_L2LOSS_SVR`, weights
+as `%.17g`, `nr_feature` the largest index seen, like `kifulearn fit`) and
+MODEL.meta.toml (features, C, λ, rows, objective, iterations, data).
+Prints one `spark ...` summary line on stdout.
+"""
+
+import argparse
+import glob
+import math
+import os
+import sys
+import time
+import tomllib
+
+import numpy as np
+
+
+def dataset_files(paths):
+    """The libsvm files of each path and the dataset.toml found (if any)."""
+    files, meta = [], {}
+    for p in paths:
+        if os.path.isdir(p):
+            rows = os.path.join(p, "rows")
+            folder = rows if os.path.isdir(rows) else p
+            found = sorted(glob.glob(os.path.join(folder, "*.svm")))
+            if not found:
+                sys.exit(f"{p}: no *.svm files (looked in {folder})")
+            files += found
+            toml = os.path.join(p, "dataset.toml")
+            if os.path.exists(toml):
+                with open(toml, "rb") as f:
+                    try:
+                        m = tomllib.load(f)
+                    except tomllib.TOMLDecodeError as e:
+                        sys.exit(f"{toml}: {e}")
+                for key in ("dimension", "features"):
+                    if key in m:
+                        if key in meta and meta[key] != m[key]:
+                            sys.exit(f"{toml}: {key} = {m[key]!r} differs from "
+                                     f"another dataset's {meta[key]!r}")
+                        meta[key] = m[key]
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            sys.exit(f"{p}: no such file or folder")
+    return files, meta
+
+
+def toml_string(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_model(path, w, nr_feature):
+    """liblinear's text model, the bytes `kifulearn fit` writes."""
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(f"solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature {nr_feature}\nbias -1\nw\n")
+        for j in range(nr_feature):
+            v = float(w[j]) if j < len(w) else 0.0
+            f.write("%.17g \n" % (v + 0.0))  # + 0.0: no "-0"
+    os.replace(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("data", nargs="+", help="dataset folders or libsvm files")
+    ap.add_argument("--out", required=True, help="model file to write")
+    ap.add_argument("-c", type=float, default=1.0, help="kifulearn's cost C")
+    ap.add_argument("--features", help="feature set (when no dataset.toml names it)")
+    ap.add_argument("--dimension", type=int, help="feature columns (when no dataset.toml)")
+    ap.add_argument("--master", default=os.environ.get("SPARK_MASTER", "local[2]"))
+    ap.add_argument("--max-iter", type=int, default=1000)
+    ap.add_argument("--tol", type=float, default=1e-12,
+                    help="L-BFGS relative tolerance (Spark's default 1e-6 stops early)")
+    ap.add_argument("--partitions", type=int, help="repartition the rows into P parts")
+    ap.add_argument("--driver-memory", default="2g")
+    ap.add_argument("--dry-run", action="store_true",
+                    help="print the files, dimension and features found, fit nothing")
+    args = ap.parse_args()
+    if not args.c > 0:
+        sys.exit(f"-c {args.c}: C must be positive")
+
+    files, meta = dataset_files(args.data)
+    dimension = meta.get("dimension", args.dimension)
+    features = meta.get("features", args.features or "unspecified")
+    if args.dimension is not None and dimension != args.dimension:
+        sys.exit(f"--dimension {args.dimension} disagrees with dataset.toml's {dimension}")
+    if args.dry_run:
+        print(f"files {len(files)}\ndimension {dimension}\nfeatures {features}")
+        print("\n".join(files))
+        return
+
+    from pyspark.sql import SparkSession, functions as F
+    from pyspark.ml.linalg import Vectors
+    from pyspark.ml.regression import LinearRegression
+
+    t0 = time.time()
+    spark = (SparkSession.builder.master(args.master).appName("kifulearn-fit-l2")
+             .config("spark.driver.memory", args.driver_memory)
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "4")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    reader = spark.read.format("libsvm")
+    if dimension is not None:
+        reader = reader.option("numFeatures", int(dimension))
+    df = reader.load(files)
+    if args.partitions:
+        df = df.repartition(args.partitions)
+    # Only the columns the rows use: a column no row uses gets weight 0 in
+    # both fits (its gradient is the penalty's alone), and Spark's dense
+    # per-column state (feature summaries, L-BFGS history: ~20 vectors) then
+    # has the size of the used columns, not of the feature set (5.1M for
+    # relation). The weights are put back at their columns on the way out.
+    used = np.array(sorted(df.rdd.flatMap(lambda r: r.features.indices.tolist())
+                           .distinct().collect()), dtype=np.int64)
+    if len(used) == 0:
+        sys.exit(f"{len(files)} file(s): no feature in any row")
+    col_of = spark.sparkContext.broadcast(used)
+
+    def compact(rows):
+        cols = col_of.value
+        for label, x in rows:
+            yield (float(label), Vectors.sparse(len(cols), np.searchsorted(cols, x.indices).tolist(),
+                                                x.values.tolist()))
+
+    df = spark.createDataFrame(df.rdd.map(lambda r: (r.label, r.features)).mapPartitions(compact),
+                               ["label", "features"]).cache()
+    stats = df.agg(F.count("label").alias("n"), F.stddev_samp("label").alias("sd")).first()
+    n, sd = stats["n"], stats["sd"]
+    if n < 2 or not sd or not math.isfinite(sd):
+        sys.exit(f"{len(files)} file(s): {n} rows with label std {sd}: nothing to fit")
+    reg = sd / (2.0 * n * args.c)
+    t_read = time.time() - t0
+
+    lr = LinearRegression(regParam=reg, elasticNetParam=0.0, fitIntercept=False,
+                          standardization=False, solver="l-bfgs",
+                          maxIter=args.max_iter, tol=args.tol)
+    t1 = time.time()
+    model = lr.fit(df)
+    t_fit = time.time() - t1
+    w_used = model.coefficients.toArray()
+    summary = model.summary
+    iters = summary.totalIterations
+    # kifulearn's primal objective, to compare with `kifulearn fit`'s.
+    sse = summary.meanSquaredError * n
+    objective = 0.5 * float((w_used * w_used).sum()) + args.c * sse
+    r2 = summary.r2
+    spark.stop()
+    # nr_feature as liblinear and `kifulearn fit` write it: the largest index.
+    nr_feature = int(used[-1]) + 1
+    w = np.zeros(nr_feature)
+    w[used] = w_used
+    write_model(args.out, w, nr_feature)
+    data = ", ".join(toml_string(f) for f in files)
+    with open(args.out + ".meta.toml.tmp", "w") as f:
+        f.write(f"features = {toml_string(features)}\n"
+                f"solver = \"spark LinearRegression l-bfgs\"\n"
+                f"c = {args.c!r}\np = 0.0\nbias = -1.0\n"
+                f"reg_param = {reg!r}\nlabel_std = {sd!r}\nrows = {n}\n"
+                f"tolerance = {args.tol!r}\niterations = {iters}\n"
+                f"objective = {objective!r}\nmaster = {toml_string(args.master)}\n"
+                f"binary = false\nmonotone_hand = false\ndata = [{data}]\n")
+    os.replace(args.out + ".meta.toml.tmp", args.out + ".meta.toml")
+    print(f"spark {args.master}: {n} rows from {len(files)} file(s), C {args.c} -> "
+          f"regParam {reg:.6g}; {iters} iterations, objective {objective:.10g}, "
+          f"read {t_read:.1f} s, fit {t_fit:.1f} s, r2 {r2:.4f}")
+
+
+if __name__ == "__main__":
+    main()
