@@ -40,4 +40,5 @@ pub mod pipeline;
 pub mod positions;
 pub mod record;
 pub mod shogi;
+pub mod teacher;
 pub mod train;

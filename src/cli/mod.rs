@@ -19,6 +19,7 @@ mod perft;
 mod pipeline;
 mod positions;
 mod predict;
+mod teacher;
 mod usi;
 mod weights;
 
