@@ -243,7 +243,7 @@ mod relabel {
 
     pub(super) fn run(args: &Args, out: &Path) -> CliResult {
         let spec = args.teacher.spec()?.expect("--relabel requires --teacher");
-        if args.teacher.teacher_batch == 0 || BLOCK % args.teacher.teacher_batch != 0 {
+        if args.teacher.teacher_batch == 0 || !BLOCK.is_multiple_of(args.teacher.teacher_batch) {
             return Err(format!(
                 "--teacher-batch {}: expected a divisor of {BLOCK} (e.g. 1024)",
                 args.teacher.teacher_batch

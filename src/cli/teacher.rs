@@ -11,7 +11,7 @@ pub struct TeacherArgs {
     /// "/usr/games/fairy-stockfish" (one process per thread; quotes split like a shell).
     #[arg(long, value_name = "CMD")]
     pub teacher: Option<String>,
-    /// The teacher's `go depth N` (default 8 when --teacher-nodes is not given).
+    /// The teacher's `go depth N` (default 6 when --teacher-nodes is not given).
     #[arg(long, value_name = "N", requires = "teacher")]
     pub teacher_depth: Option<u32>,
     /// The teacher's `go nodes N` instead of a depth.

@@ -47,7 +47,7 @@ pub const BATCH: usize = 1024;
 
 /// The default of `--teacher-scale`: Fairy-Stockfish's centipawns to ours
 /// (`docs/teacher.md` has the measurement).
-pub const DEFAULT_SCALE: f64 = 1.0;
+pub const DEFAULT_SCALE: f64 = 1.6;
 
 /// Failures in a row (positions skipped, or starts that failed) after which a
 /// teacher gives up with [`TeacherError::GaveUp`] instead of skipping on.
@@ -75,7 +75,8 @@ pub struct TeacherSpec {
 }
 
 impl TeacherSpec {
-    /// `command` at depth 8, 16 MB, scale 1, no extra option.
+    /// `command` at depth 6, 16 MB, scale 1 (the teacher's centipawns as
+    /// they are; the command line's default is [`DEFAULT_SCALE`]), no extra option.
     pub fn new(command: &str) -> Self {
         Self {
             command: command.to_string(),
@@ -88,10 +89,10 @@ impl TeacherSpec {
         }
     }
 
-    /// The depth asked: `depth`, or 8 when neither depth nor nodes is set.
+    /// The depth asked: `depth`, or 6 when neither depth nor nodes is set.
     pub fn limit_depth(&self) -> Option<u32> {
         match (self.depth, self.nodes) {
-            (None, None) => Some(8),
+            (None, None) => Some(6),
             (d, _) => d,
         }
     }

@@ -60,7 +60,7 @@ fn scores_in_our_convention() {
 #[test]
 fn limits_and_checks() {
     let spec = TeacherSpec::new("e");
-    assert_eq!(spec.go_command(), "go depth 8");
+    assert_eq!(spec.go_command(), "go depth 6");
     assert_eq!(spec.timeout(), Duration::from_secs(10));
     let nodes = TeacherSpec {
         nodes: Some(500_000),
