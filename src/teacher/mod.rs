@@ -657,8 +657,8 @@ impl Teacher {
     /// A fresh engine process (unless the running one has not been asked
     /// anything yet): call before a batch whose labels must not depend on
     /// what the engine searched before. `usinewgame` is not enough:
-    /// Fairy-Stockfish keeps state across it (its hash table's age), and
-    /// labels after it differ from a fresh process's.
+    /// Fairy-Stockfish keeps some state across it (a guess: its hash table's
+    /// age), and labels after it differ from a fresh process's.
     pub fn fresh(&mut self) -> Result<(), TeacherError> {
         if self.used || self.engine.is_none() {
             self.engine = None;
