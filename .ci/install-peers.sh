@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the peer tools the integration tests and benches compare against
-# (liblinear 2.3.0, GNU time, scikit-learn, numpy, cshogi, and pyspark with a
-# Java runtime for scripts/spark and tests/dataset.rs). Idempotent: does nothing for what is
-# already there. Run as root on Debian.
+# (liblinear 2.3.0, GNU time, Fairy-Stockfish, scikit-learn, numpy, cshogi, and
+# pyspark with a Java runtime for scripts/spark and tests/dataset.rs).
+# Idempotent: does nothing for what is already there. Run as root on Debian.
 set -euo pipefail
 need_apt=()
 command -v liblinear-train >/dev/null || need_apt+=(liblinear-tools)
 [[ -x /usr/bin/time ]] || need_apt+=(time)
 command -v java >/dev/null || need_apt+=(openjdk-17-jre-headless)
+[[ -x /usr/games/fairy-stockfish ]] || need_apt+=(fairy-stockfish)
 if ((${#need_apt[@]})); then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"

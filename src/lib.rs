@@ -41,4 +41,5 @@ pub mod positions;
 pub mod record;
 pub(crate) mod rng;
 pub mod shogi;
+pub mod teacher;
 pub mod train;

@@ -12,6 +12,7 @@ use kifulearn::generate::{
 };
 use kifulearn::positions::PositionFormat;
 
+use super::teacher::TeacherArgs;
 use super::CliResult;
 
 #[derive(clap::Args)]
@@ -79,6 +80,9 @@ pub struct Args {
     /// A line per chunk on stderr.
     #[arg(short, long, conflicts_with = "quiet")]
     verbose: bool,
+    /// A USI engine scores the positions written (our search still plays).
+    #[command(flatten)]
+    teacher: TeacherArgs,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -130,6 +134,7 @@ pub fn run(args: Args) -> CliResult {
         chunk_games: args.chunk_games,
         hash_mb: args.hash.max(1),
         jobs: args.jobs.unwrap_or(0),
+        teacher: args.teacher.spec()?,
     };
     let bar = if args.quiet {
         ProgressBar::hidden()
@@ -190,6 +195,17 @@ pub fn run(args: Args) -> CliResult {
         );
         if !endings.is_empty() {
             println!("endings: {}", endings.join(", "));
+        }
+        if let Some(spec) = &cfg.teacher {
+            let t = &summary.teacher;
+            println!(
+                "teacher ({}): {} positions labelled, {} retried, {} skipped, {} restarts",
+                spec.go_command(),
+                t.labelled,
+                t.retried,
+                t.skipped,
+                t.restarts
+            );
         }
         println!("written to {}", args.out.display());
     }

@@ -20,6 +20,7 @@ mod perft;
 mod pipeline;
 mod positions;
 mod predict;
+mod teacher;
 mod usi;
 mod weights;
 
@@ -54,7 +55,8 @@ enum Command {
     /// Run a recipe: extract, fit, evaluate, relabel with the model, repeat.
     Pipeline(pipeline::Args),
     /// Summarize position files (YaneuraOu PackedSfenValue, cshogi HCPE), dump
-    /// their positions as SFEN lines, or convert between the two formats.
+    /// their positions as SFEN lines, convert between the two formats, or
+    /// relabel them with a USI engine's scores (--relabel OUT --teacher CMD).
     Positions(positions::Args),
     /// Print a 9x9 table of relation weights of a piece around the own king.
     Weights(weights::Args),

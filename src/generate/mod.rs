@@ -46,6 +46,7 @@ use crate::arena::Opening;
 use crate::engine::search::{Limits, TranspositionTable};
 use crate::eval::Evaluator;
 use crate::positions::{PositionError, PositionFormat};
+use crate::teacher::{Teacher, TeacherError, TeacherSpec, TeacherStats};
 
 pub mod files;
 pub mod game;
@@ -120,6 +121,7 @@ impl FromStr for Shard {
 /// | `chunk_games` | 64 | games of the shard per position file |
 /// | `hash_mb` | 16 | megabytes of each side's transposition table |
 /// | `jobs` | 0 (all cores) | threads; changes no output |
+/// | `teacher` | none | a USI engine whose scores replace our search's in the files written |
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenerateConfig {
     /// Name of the evaluator (`material` or the model path), recorded.
@@ -154,6 +156,11 @@ pub struct GenerateConfig {
     pub hash_mb: usize,
     /// Threads; 0 = all cores. Not an output-changing option.
     pub jobs: usize,
+    /// A USI engine that scores every written position instead of our search
+    /// (our search still plays the moves and adjudicates); one process per
+    /// thread, a fresh one for each chunk. Positions it fails
+    /// on twice are left out ([`Summary::teacher`]).
+    pub teacher: Option<TeacherSpec>,
 }
 
 impl Default for GenerateConfig {
@@ -175,6 +182,7 @@ impl Default for GenerateConfig {
             chunk_games: 64,
             hash_mb: 16,
             jobs: 0,
+            teacher: None,
         }
     }
 }
@@ -218,6 +226,10 @@ impl GenerateConfig {
         if self.positions == 0 {
             return bad("positions", "0".into(), "at least 1");
         }
+        if let Some(t) = &self.teacher {
+            t.check()
+                .map_err(|e| GenerateError::Config(e.to_string()))?;
+        }
         Ok(())
     }
 
@@ -249,6 +261,9 @@ impl GenerateConfig {
         put("shard", self.shard.to_string().into());
         put("chunk_games", int(self.chunk_games));
         put("hash", int(self.hash_mb as u64));
+        if let Some(teacher) = &self.teacher {
+            t.extend(teacher.options_table());
+        }
         t
     }
 }
@@ -283,6 +298,9 @@ pub enum GenerateError {
     /// A position file could not be read or written.
     #[error("{0}")]
     Position(#[from] PositionError),
+    /// The teacher engine could not be started, or failed too often.
+    #[error("{0}")]
+    Teacher(#[from] TeacherError),
 }
 
 /// Where a run stands, after each chunk written.
@@ -317,6 +335,8 @@ pub struct Summary {
     pub endings: BTreeMap<String, u64>,
     /// Plies of this call's games (opening included).
     pub plies: u64,
+    /// What the teacher did in this call (all zero without one).
+    pub teacher: TeacherStats,
 }
 
 /// Runs (or resumes) a generation into `out` with `eval` on both sides, games
@@ -364,7 +384,7 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
     let stop = AtomicBool::new(false);
     let mut failure = None;
     std::thread::scope(|scope| {
-        let (sender, receiver) = mpsc::channel::<(u64, Vec<GeneratedGame>)>();
+        let (sender, receiver) = mpsc::channel::<(u64, ChunkResult)>();
         for _ in 0..jobs {
             let sender = sender.clone();
             let (next_chunk, stop) = (&next_chunk, &stop);
@@ -373,29 +393,59 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
                     TranspositionTable::new(cfg.hash_mb),
                     TranspositionTable::new(cfg.hash_mb),
                 ];
+                // Started before the first chunk is taken, so that a teacher
+                // that cannot start fails the run at its first chunk.
+                let mut teacher = match cfg.teacher.as_ref().map(Teacher::new).transpose() {
+                    Ok(t) => t,
+                    Err(e) => {
+                        let chunk = next_chunk.fetch_add(1, Ordering::Relaxed);
+                        let _ = sender.send((chunk, Err(e)));
+                        return;
+                    }
+                };
                 while !stop.load(Ordering::Relaxed) {
                     let chunk = next_chunk.fetch_add(1, Ordering::Relaxed);
                     let mut games = Vec::with_capacity(cfg.chunk_games as usize);
+                    let mut stats = TeacherStats::default();
+                    if let Some(teacher) = teacher.as_mut() {
+                        // A fresh process per chunk: a chunk's labels do not
+                        // depend on which thread played it.
+                        let before = teacher.stats;
+                        if let Err(e) = teacher.fresh() {
+                            let _ = sender.send((chunk, Err(e)));
+                            return;
+                        }
+                        stats.add(&since(&teacher.stats, &before));
+                    }
                     for local in chunk * cfg.chunk_games..(chunk + 1) * cfg.chunk_games {
                         if stop.load(Ordering::Relaxed) {
                             return;
                         }
                         let g = cfg.shard.game(local);
-                        games.push(play_game(eval, openings, g, cfg, &mut tables));
+                        let mut game = play_game(eval, openings, g, cfg, &mut tables);
+                        if let Some(teacher) = teacher.as_mut() {
+                            let before = teacher.stats;
+                            if let Err(e) = label_game(teacher, &mut game, cfg) {
+                                let _ = sender.send((chunk, Err(e)));
+                                return;
+                            }
+                            stats.add(&since(&teacher.stats, &before));
+                        }
+                        games.push(game);
                     }
-                    if sender.send((chunk, games)).is_err() {
+                    if sender.send((chunk, Ok((games, stats)))).is_err() {
                         return;
                     }
                 }
             });
         }
         drop(sender);
-        let mut pending: BTreeMap<u64, Vec<GeneratedGame>> = BTreeMap::new();
+        let mut pending: BTreeMap<u64, ChunkResult> = BTreeMap::new();
         let mut chunk = existing.chunks;
         while summary.positions < cfg.positions {
-            let games = loop {
-                if let Some(games) = pending.remove(&chunk) {
-                    break games;
+            let played = loop {
+                if let Some(played) = pending.remove(&chunk) {
+                    break played;
                 }
                 match receiver.recv() {
                     Ok((i, games)) => {
@@ -404,6 +454,14 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
                     Err(_) => unreachable!("every worker stopped before chunk {chunk}"),
                 }
             };
+            let (games, stats) = match played {
+                Ok(played) => played,
+                Err(e) => {
+                    failure = Some(e.into());
+                    break;
+                }
+            };
+            summary.teacher.add(&stats);
             match files::write_chunk(out, chunk, &games, cfg, &mut seen) {
                 Ok(written) => {
                     summary.chunks += 1;
@@ -436,6 +494,38 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
         Some(e) => Err(e),
         None => Ok(summary),
     }
+}
+
+/// A chunk's games and what the teacher did for them, or why it failed.
+type ChunkResult = Result<(Vec<GeneratedGame>, TeacherStats), TeacherError>;
+
+/// The counts of `now` less those of `before`.
+fn since(now: &TeacherStats, before: &TeacherStats) -> TeacherStats {
+    TeacherStats {
+        labelled: now.labelled - before.labelled,
+        retried: now.retried - before.retried,
+        skipped: now.skipped - before.skipped,
+        restarts: now.restarts - before.restarts,
+    }
+}
+
+/// Replaces the score of every position of `game` by the teacher's, leaving
+/// out the positions the teacher skipped.
+fn label_game(
+    teacher: &mut Teacher,
+    game: &mut GeneratedGame,
+    cfg: &GenerateConfig,
+) -> Result<(), TeacherError> {
+    let spec = cfg.teacher.as_ref().expect("a teacher is configured");
+    let mut kept = Vec::with_capacity(game.positions.len());
+    for mut rec in std::mem::take(&mut game.positions) {
+        if let Some(score) = teacher.label(&rec.position)? {
+            rec.score = spec.to_score(score, cfg.eval_limit);
+            kept.push(rec);
+        }
+    }
+    game.positions = kept;
+    Ok(())
 }
 
 #[cfg(test)]
