@@ -40,6 +40,31 @@ impl<F: FeatureSet> Linear<F> {
     }
 }
 
+impl Linear<crate::features::Features> {
+    /// A deterministic stand-in for a learned model, for benchmarks and the
+    /// output-identity tests (`tests/speed_identical.rs`, `benches/speed.rs`):
+    /// the `material` part, if the set has one, carries the built-in piece
+    /// values (as a learned model anchored at material does), every other index
+    /// a pseudo-random weight in ±`amplitude` drawn from the index and `seed`
+    /// (SplitMix64), so every feature counts and no two weigh alike.
+    pub fn hashed(features: crate::features::Features, amplitude: f32, seed: u64) -> Self {
+        let dimension = features.dimension() as usize;
+        let mut weights: Vec<f32> = (0..dimension as u64)
+            .map(|i| {
+                let mut rng = crate::train::rng::SplitMix64(seed ^ i.wrapping_mul(0x9E37_79B9));
+                let unit = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
+                (2.0 * unit - 1.0) * amplitude
+            })
+            .collect();
+        if let Some(offset) = features.offset_of(crate::features::BaseSet::Material) {
+            for (i, v) in crate::features::Material::piece_values().iter().enumerate() {
+                weights[offset as usize + i] = v / 10_000.0;
+            }
+        }
+        Self::new(features, weights)
+    }
+}
+
 /// The value for the side to move is minus the model's value for the side that
 /// just moved.
 ///
