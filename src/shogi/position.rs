@@ -4,6 +4,8 @@ use std::fmt;
 
 use haitaka::{Board, Color, Move, Piece, PieceMoves, Square};
 
+use super::piece_effect;
+
 /// Pieces that can be held in hand, in SFEN's hand order (R B G S N L P).
 pub const HAND_PIECES: [Piece; 7] = [
     Piece::Rook,
@@ -356,6 +358,46 @@ impl Position {
         }
     }
 
+    /// Does `mv`, a legal move here, give check? Either the moved (or dropped)
+    /// piece attacks the enemy king from its new square, or leaving its old
+    /// square opens a line of one of the mover's rooks, bishops or lances (or
+    /// their promoted forms) to the king. The same answer as playing the move
+    /// and asking [`Position::in_check`], without playing it.
+    pub fn gives_check(&self, mv: Move) -> bool {
+        let us = self.side_to_move();
+        let them = !us;
+        let king = self.board.king(them);
+        let occupied = self.board.occupied();
+        match mv {
+            Move::Drop { piece, to } => piece_effect(us, piece, to, occupied).has(king),
+            Move::BoardMove {
+                from,
+                to,
+                promotion,
+            } => {
+                let Some(piece) = self.board.piece_on(from) else {
+                    return false;
+                };
+                let piece = if promotion { piece.promote() } else { piece };
+                let after = (occupied & !from.bitboard()) | to.bitboard();
+                if piece_effect(us, piece, to, after).has(king) {
+                    return true;
+                }
+                // Discovered: a slider of ours (not the moved piece) now sees the king.
+                let ours = self.board.colors(us) & !from.bitboard();
+                let b = &self.board;
+                let rooks = (b.pieces(Piece::Rook) | b.pieces(Piece::PRook)) & ours;
+                let bishops = (b.pieces(Piece::Bishop) | b.pieces(Piece::PBishop)) & ours;
+                let lances = b.pieces(Piece::Lance) & ours;
+                // Line moves are symmetric, so the king's own rays find the sliders;
+                // a lance of ours is met along the ray a lance of theirs would run.
+                !(haitaka::get_rook_moves(them, king, after) & rooks).is_empty()
+                    || !(haitaka::get_bishop_moves(them, king, after) & bishops).is_empty()
+                    || !(haitaka::get_lance_moves(them, king, after) & lances).is_empty()
+            }
+        }
+    }
+
     /// The piece that makes `mv` (before promotion); `None` if the origin is empty.
     #[inline(always)]
     pub fn moving_piece(&self, mv: Move) -> Option<Piece> {
@@ -545,6 +587,33 @@ fn sanity_check_sfen(text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gives_check_agrees_with_playing_the_move() {
+        let mut positions = crate::features::tests::floodgate_positions(300);
+        // Discovered checks by rook, bishop and lance behind a piece that steps aside,
+        // direct checks by drops, promotions and a promoted bishop's king step.
+        for sfen in [
+            "4k4/9/9/9/4N4/9/9/4R4/4K4 b GSLb 1",
+            "k8/9/2S6/9/9/9/6B2/9/K8 b N 1",
+            "4k4/4g4/4P4/9/9/9/9/4L4/K8 b - 1",
+            "3k5/9/2P6/1B7/9/9/9/9/K8 b R 1",
+            "4k4/9/3S5/9/9/9/9/9/K8 b - 1",
+        ] {
+            positions.push(Position::from_sfen(sfen).unwrap());
+        }
+        let (mut checks, mut moves) = (0, 0);
+        for pos in &positions {
+            for mv in pos.legal_moves() {
+                let mut after = pos.clone();
+                after.play_unchecked(mv);
+                assert_eq!(pos.gives_check(mv), after.in_check(), "{mv} in {}", pos.to_sfen());
+                checks += usize::from(after.in_check());
+                moves += 1;
+            }
+        }
+        assert!(checks > 100 && moves > 100_000, "{checks} checks in {moves} moves");
+    }
 
     #[test]
     fn sfen_round_trips() {
