@@ -81,7 +81,9 @@ fn extract_rate<E: Evaluator>(games: &[Game], eval: &E, tag: &str) -> (f64, f64,
         )
         .sum();
     let secs = start.elapsed().as_secs_f64();
-    let cpu = cpu.and_then(|c| Some(cpu_seconds()? - c)).unwrap_or(f64::NAN);
+    let cpu = cpu
+        .and_then(|c| Some(cpu_seconds()? - c))
+        .unwrap_or(f64::NAN);
     std::fs::remove_dir_all(&dir).ok();
     (rows as f64 / secs, rows as f64 / cpu, rows)
 }
@@ -174,8 +176,5 @@ fn main() {
         "engine depth 3, 1 thread, {} positions: material {material_nps:.0} nodes/s ({n1} nodes), model {model_nps:.0} nodes/s ({n2} nodes)",
         search_positions.len()
     );
-    println!(
-        "  model/material nodes/s: {:.2}",
-        model_nps / material_nps
-    );
+    println!("  model/material nodes/s: {:.2}", model_nps / material_nps);
 }

@@ -119,10 +119,22 @@ fn engine_searches_and_matches_are_identical() {
     let mut text = String::new();
     for g in &report.games {
         let moves: Vec<String> = g.moves.iter().map(|m| m.to_string()).collect();
-        writeln!(text, "{} {:?} {:?} {}", g.game, g.end, g.winner, moves.join(" ")).unwrap();
+        writeln!(
+            text,
+            "{} {:?} {:?} {}",
+            g.game,
+            g.end,
+            g.winner,
+            moves.join(" ")
+        )
+        .unwrap();
     }
     let matched = format!("{:016x}", fnv(text.as_bytes()));
-    println!("{matched} {} games, {} plies", report.games.len(), text.len());
+    println!(
+        "{matched} {} games, {} plies",
+        report.games.len(),
+        text.len()
+    );
     assert_eq!([&searches[0], &searches[1], &matched], SEARCH_AND_MATCH);
 }
 

@@ -116,6 +116,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         // line, so the move is settled without playing it.
         let settle = depth == 1 && self.eval.quiet_moves_keep_value();
         let mut own_value = None;
+        let mut zone = None;
         let mut best = -INFINITY;
         let mut any = false;
         let mut i = 0;
@@ -123,7 +124,9 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
             any = true;
             if settle && i > self.captures_at[ply] && !mv.is_promotion() {
                 let v = *own_value.get_or_insert_with(|| self.eval.evaluate(pos));
-                if v <= best && !pos.gives_check(mv) {
+                if v <= best
+                    && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
+                {
                     continue;
                 }
             }
@@ -204,7 +207,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         quiet.clear();
         let board = pos.board();
         let theirs = board.colors(!pos.side_to_move());
-        pos.for_each_move_set(|moves| match moves {
+        let handle = |moves: PieceMoves| match moves {
             PieceMoves::BoardMoves {
                 color,
                 piece,
@@ -244,7 +247,13 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
                     quiet.extend(drops);
                 }
             }
-        });
+        };
+        // Captures are board moves: the quiescence does not generate drops.
+        if all {
+            pos.for_each_move_set(handle);
+        } else {
+            pos.for_each_board_move_set(handle);
+        }
         captures.sort_unstable_by_key(|&(key, _)| std::cmp::Reverse(key));
         let moves = &mut self.moves[ply];
         moves.clear();

@@ -297,6 +297,16 @@ impl Position {
         });
     }
 
+    /// [`Position::for_each_move_set`] without the drops: every capture is in
+    /// these sets, in the same order, and drops are not even generated.
+    #[inline]
+    pub fn for_each_board_move_set(&self, mut f: impl FnMut(PieceMoves)) {
+        self.board.generate_board_moves(|moves| {
+            f(moves);
+            false
+        });
+    }
+
     /// The square where a pawn drop would be an illegal mate, if there is one.
     ///
     /// `haitaka`'s generator is meant to leave such drops out but does not
@@ -398,6 +408,34 @@ impl Position {
         }
     }
 
+    /// Squares that bound which moves can give check here, for
+    /// [`Position::gives_check_near`]: computed once per position, they let
+    /// most moves of a position be cleared with two bit tests.
+    pub fn check_zone(&self) -> CheckZone {
+        let them = !self.side_to_move();
+        let king = self.board.king(them);
+        let occupied = self.board.occupied();
+        CheckZone {
+            lines: haitaka::get_rook_moves(them, king, occupied)
+                | haitaka::get_bishop_moves(them, king, occupied),
+            near: haitaka::king_attacks(them, king) | haitaka::knight_attacks(them, king),
+        }
+    }
+
+    /// [`Position::gives_check`], first cleared against `zone` (from
+    /// [`Position::check_zone`] of this position): a move that leaves no square
+    /// the enemy king sees along a line, and lands neither on such a square nor
+    /// a step or a knight's jump from the king, gives no check.
+    #[inline]
+    pub fn gives_check_near(&self, zone: &CheckZone, mv: Move) -> bool {
+        let (from, to) = match mv {
+            Move::Drop { to, .. } => (None, to),
+            Move::BoardMove { from, to, .. } => (Some(from), to),
+        };
+        let possible = (zone.lines | zone.near).has(to) || from.is_some_and(|f| zone.lines.has(f));
+        possible && self.gives_check(mv)
+    }
+
     /// The piece that makes `mv` (before promotion); `None` if the origin is empty.
     #[inline(always)]
     pub fn moving_piece(&self, mv: Move) -> Option<Piece> {
@@ -412,6 +450,20 @@ impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.board)
     }
+}
+
+/// Where checks can come from in one position: see [`Position::check_zone`].
+///
+/// `lines` are the squares the enemy king sees along ranks, files and
+/// diagonals (up to and including the first piece each way): a slider checks
+/// only from one of them, and a discovered check needs the moving piece to
+/// leave one. `near` are the king's step and knight-jump squares, the only
+/// squares a stepping piece checks from. (A slider's direct check through the
+/// square it left would need that square on a line too.)
+#[derive(Clone, Copy, Debug)]
+pub struct CheckZone {
+    lines: haitaka::BitBoard,
+    near: haitaka::BitBoard,
 }
 
 /// Parses USI move text (`7g7f`, `8h2b+`, `G*5b`) without looking at a position.
@@ -607,12 +659,27 @@ mod tests {
             for mv in pos.legal_moves() {
                 let mut after = pos.clone();
                 after.play_unchecked(mv);
-                assert_eq!(pos.gives_check(mv), after.in_check(), "{mv} in {}", pos.to_sfen());
+                assert_eq!(
+                    pos.gives_check(mv),
+                    after.in_check(),
+                    "{mv} in {}",
+                    pos.to_sfen()
+                );
+                let zone = pos.check_zone();
+                assert_eq!(
+                    pos.gives_check_near(&zone, mv),
+                    after.in_check(),
+                    "{mv} in {}",
+                    pos.to_sfen()
+                );
                 checks += usize::from(after.in_check());
                 moves += 1;
             }
         }
-        assert!(checks > 100 && moves > 100_000, "{checks} checks in {moves} moves");
+        assert!(
+            checks > 100 && moves > 100_000,
+            "{checks} checks in {moves} moves"
+        );
     }
 
     #[test]
