@@ -54,3 +54,53 @@ fn put_u32(buf: &mut [u8], n: u32) -> usize {
     }
     len
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_round_trip_numbers() {
+        let mut out = Vec::new();
+        write_row(
+            &mut out,
+            -0.0123,
+            &[(1, 3.0), (5_143_824, 10.0), (5_143_825, 0.25)],
+        )
+        .unwrap();
+        write_row(&mut out, 1.0, &[]).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "-0.0123 1:3 5143824:10 5143825:0.25\n1\n"
+        );
+        // The digit-by-digit path writes what `{}` writes, on either side of it.
+        let values = [
+            1.0f32,
+            10.0,
+            -3.0,
+            0.5,
+            -0.25,
+            16_777_215.0,
+            16_777_216.0,
+            3e9,
+            1e-7,
+        ];
+        let row: Vec<(u32, f32)> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (i as u32 * 999_983 + 1, v))
+            .collect();
+        let mut out = Vec::new();
+        write_row(&mut out, 0.5, &row).unwrap();
+        let mut expected = "0.5".to_string();
+        for (i, v) in &row {
+            expected += &format!(" {i}:{v}");
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), expected + "\n");
+        let x = 0.1f64 + 0.2;
+        let mut out = Vec::new();
+        write_row(&mut out, x, &[]).unwrap();
+        let back: f64 = std::str::from_utf8(&out).unwrap().trim().parse().unwrap();
+        assert_eq!(back, x);
+    }
+}
