@@ -248,11 +248,11 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
                 }
             }
         };
-        // Captures are board moves: the quiescence does not generate drops.
+        // The quiescence generates only the pieces that can capture (no drops).
         if all {
             pos.for_each_move_set(handle);
         } else {
-            pos.for_each_board_move_set(handle);
+            pos.for_each_capture_set(handle);
         }
         captures.sort_unstable_by_key(|&(key, _)| std::cmp::Reverse(key));
         let moves = &mut self.moves[ply];

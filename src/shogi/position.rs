@@ -297,11 +297,28 @@ impl Position {
         });
     }
 
-    /// [`Position::for_each_move_set`] without the drops: every capture is in
-    /// these sets, in the same order, and drops are not even generated.
-    #[inline]
-    pub fn for_each_board_move_set(&self, mut f: impl FnMut(PieceMoves)) {
-        self.board.generate_board_moves(|moves| {
+    /// The legal board-move sets (as [`Position::for_each_move_set`] gives
+    /// them, without the drops) of just the pieces that attack an enemy piece:
+    /// every capture is in them, in the same order, and neither drops nor the
+    /// pieces that can capture nothing are generated.
+    pub fn for_each_capture_set(&self, mut f: impl FnMut(PieceMoves)) {
+        let board = &self.board;
+        let us = self.side_to_move();
+        let own = board.colors(us);
+        let theirs = board.colors(!us);
+        let occupied = board.occupied();
+        let mut attackers = haitaka::BitBoard::EMPTY;
+        for piece in Piece::ALL {
+            for square in board.pieces(piece) & own {
+                if !(piece_effect(us, piece, square, occupied) & theirs).is_empty() {
+                    attackers |= square.bitboard();
+                }
+            }
+        }
+        if attackers.is_empty() {
+            return;
+        }
+        board.generate_board_moves_for(attackers, |moves| {
             f(moves);
             false
         });
@@ -639,6 +656,24 @@ fn sanity_check_sfen(text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn capture_sets_hold_every_capture_in_generation_order() {
+        let captures = |pos: &Position, sets: &dyn Fn(&mut dyn FnMut(PieceMoves))| {
+            let theirs = pos.board().colors(!pos.side_to_move());
+            let mut out = Vec::new();
+            sets(&mut |moves| out.extend(moves.into_iter().filter(|m| theirs.has(m.to()))));
+            out
+        };
+        let mut total = 0;
+        for pos in crate::features::tests::floodgate_positions(300) {
+            let all = captures(&pos, &|f| pos.for_each_move_set(f));
+            let only = captures(&pos, &|f| pos.for_each_capture_set(f));
+            assert_eq!(all, only, "{}", pos.to_sfen());
+            total += all.len();
+        }
+        assert!(total > 1000, "{total} captures");
+    }
 
     #[test]
     fn gives_check_agrees_with_playing_the_move() {
