@@ -657,9 +657,12 @@ fn sanity_check_sfen(text: &str) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// A way of listing a position's move sets.
+    type MoveSets<'a> = &'a dyn Fn(&mut dyn FnMut(PieceMoves));
+
     #[test]
     fn capture_sets_hold_every_capture_in_generation_order() {
-        let captures = |pos: &Position, sets: &dyn Fn(&mut dyn FnMut(PieceMoves))| {
+        let captures = |pos: &Position, sets: MoveSets| {
             let theirs = pos.board().colors(!pos.side_to_move());
             let mut out = Vec::new();
             sets(&mut |moves| out.extend(moves.into_iter().filter(|m| theirs.has(m.to()))));
