@@ -671,7 +671,9 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
             alpha = alpha.max(best);
             let theirs = pos.board().colors(!pos.side_to_move());
-            pos.board().generate_board_moves(|pm| {
+            // Only the pieces that attack an enemy piece are generated; the
+            // captures come in the full generator's order.
+            pos.for_each_capture_set(|pm| {
                 if let PieceMoves::BoardMoves {
                     color,
                     piece,
@@ -691,7 +693,6 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                         moves.push((mv, 0));
                     }
                 }
-                false
             });
         }
         if ply >= MAX_PLY - 1 {

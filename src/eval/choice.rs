@@ -50,6 +50,11 @@ impl Evaluator for DynEvaluator {
     fn evaluate(&self, pos: &Position) -> i32 {
         self.0.evaluate(pos)
     }
+
+    #[inline]
+    fn quiet_moves_keep_value(&self) -> bool {
+        self.0.quiet_moves_keep_value()
+    }
 }
 
 /// Builds the evaluator `choice` names.

@@ -34,9 +34,54 @@ impl<F: FeatureSet> Linear<F> {
 
     /// The raw model output `w · x + bias` for `pos` seen from `view`.
     pub fn output(&self, pos: &Position, view: Color) -> f32 {
+        // The `material` part counts pieces with 128-bit population counts,
+        // a long instruction sequence without `popcnt` (not in the x86-64
+        // baseline): where the CPU has it, run the traversal compiled with it.
+        // The features and the order of the sum are the same either way.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU supports `popcnt`, checked just above.
+            return unsafe { self.output_popcnt(pos, view) };
+        }
+        self.output_baseline(pos, view)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn output_popcnt(&self, pos: &Position, view: Color) -> f32 {
+        self.output_baseline(pos, view)
+    }
+
+    #[inline(always)]
+    fn output_baseline(&self, pos: &Position, view: Color) -> f32 {
         let mut sink = DotSink::new(&self.weights);
         self.features.visit(pos, view, &mut sink);
         sink.sum + self.bias
+    }
+}
+
+impl Linear<crate::features::Features> {
+    /// A deterministic stand-in for a learned model, for benchmarks and the
+    /// output-identity tests (`tests/speed_identical.rs`, `benches/speed.rs`):
+    /// the `material` part, if the set has one, carries the built-in piece
+    /// values (as a learned model anchored at material does), every other index
+    /// a pseudo-random weight in ±`amplitude` drawn from the index and `seed`
+    /// (SplitMix64), so every feature counts and no two weigh alike.
+    pub fn hashed(features: crate::features::Features, amplitude: f32, seed: u64) -> Self {
+        let dimension = features.dimension() as usize;
+        let mut weights: Vec<f32> = (0..dimension as u64)
+            .map(|i| {
+                let mut rng = crate::rng::SplitMix64(seed ^ i.wrapping_mul(0x9E37_79B9));
+                let unit = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
+                (2.0 * unit - 1.0) * amplitude
+            })
+            .collect();
+        if let Some(offset) = features.offset_of(crate::features::BaseSet::Material) {
+            for (i, v) in crate::features::Material::piece_values().iter().enumerate() {
+                weights[offset as usize + i] = v / 10_000.0;
+            }
+        }
+        Self::new(features, weights)
     }
 }
 

@@ -19,6 +19,15 @@ pub const EVAL_LIMIT: i32 = 10_000;
 pub trait Evaluator: Sync {
     /// Value of `pos` for the side to move, in centipawns, clamped to ±[`EVAL_LIMIT`].
     fn evaluate(&self, pos: &Position) -> i32;
+
+    /// True when a move that captures nothing and promotes nothing leaves the
+    /// value unchanged for the side that made it: `evaluate(after) ==
+    /// −evaluate(before)`. Searches use it to settle such moves without
+    /// playing them (the labelling search's stand-pat cut, `label::Searcher`).
+    /// [`Material`]: true; by default false.
+    fn quiet_moves_keep_value(&self) -> bool {
+        false
+    }
 }
 
 /// Piece values on the board and in hand (the `relation` values: P 90 … R 990,
@@ -30,6 +39,25 @@ pub struct Material;
 impl Material {
     /// Material of `color` minus material of its opponent.
     pub fn balance(pos: &Position, color: Color) -> i32 {
+        // The board counts are 128-bit population counts: with the `popcnt`
+        // instruction (not in the x86-64 baseline the crate is built for) they
+        // are a few times cheaper, so use it where the CPU has it.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU supports `popcnt`, checked just above.
+            return unsafe { Self::balance_popcnt(pos, color) };
+        }
+        Self::balance_counted(pos, color)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn balance_popcnt(pos: &Position, color: Color) -> i32 {
+        Self::balance_counted(pos, color)
+    }
+
+    #[inline(always)]
+    fn balance_counted(pos: &Position, color: Color) -> i32 {
         let board = pos.board();
         let mut v = 0;
         for piece in Piece::ALL {
@@ -53,6 +81,12 @@ impl Material {
 impl Evaluator for Material {
     fn evaluate(&self, pos: &Position) -> i32 {
         Self::balance(pos, pos.side_to_move()).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    }
+
+    /// A quiet move or a drop moves a piece without changing any count; the
+    /// clamp is symmetric.
+    fn quiet_moves_keep_value(&self) -> bool {
+        true
     }
 }
 

@@ -39,6 +39,8 @@ pub struct Searcher<'e, E: Evaluator> {
     captures: Vec<(i32, Move)>,
     /// Scratch: the other moves.
     quiet: Vec<Move>,
+    /// Per ply, how many of `moves[ply]` are captures (they come first).
+    captures_at: Vec<usize>,
     /// Triangular principal-variation table: `pv[ply]` is the best line from `ply`.
     pv: Vec<Vec<Move>>,
     nodes: u64,
@@ -53,6 +55,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
             moves: Vec::new(),
             captures: Vec::new(),
             quiet: Vec::new(),
+            captures_at: Vec::new(),
             pv: Vec::new(),
             nodes: 0,
         }
@@ -105,11 +108,28 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         }
         self.nodes += 1;
         self.generate(pos, ply, true);
+        // Above the leaves, with an evaluator that quiet moves leave unchanged
+        // (material), a quiet reply that gives no check leads to a leaf whose
+        // stand-pat is minus this node's own value `v`, and the leaf cuts on it
+        // as soon as `v` ≤ alpha: its score would be exactly `v`. Once the best
+        // score so far is at least `v` that cannot change best, alpha or the
+        // line, so the move is settled without playing it.
+        let settle = depth == 1 && self.eval.quiet_moves_keep_value();
+        let mut own_value = None;
+        let mut zone = None;
         let mut best = -INFINITY;
         let mut any = false;
         let mut i = 0;
         while let Some(mv) = self.next_move(ply, &mut i) {
             any = true;
+            if settle && i > self.captures_at[ply] && !mv.is_promotion() {
+                let v = *own_value.get_or_insert_with(|| self.eval.evaluate(pos));
+                if v <= best
+                    && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
+                {
+                    continue;
+                }
+            }
             let mut child = pos.clone();
             child.play_unchecked(mv);
             let score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
@@ -179,6 +199,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
     fn generate(&mut self, pos: &Position, ply: usize, all: bool) {
         if self.moves.len() <= ply {
             self.moves.resize_with(ply + 1, Vec::new);
+            self.captures_at.resize(ply + 1, 0);
         }
         let captures = &mut self.captures;
         let quiet = &mut self.quiet;
@@ -186,7 +207,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         quiet.clear();
         let board = pos.board();
         let theirs = board.colors(!pos.side_to_move());
-        pos.for_each_move_set(|moves| match moves {
+        let handle = |moves: PieceMoves| match moves {
             PieceMoves::BoardMoves {
                 color,
                 piece,
@@ -226,12 +247,19 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
                     quiet.extend(drops);
                 }
             }
-        });
+        };
+        // The quiescence generates only the pieces that can capture (no drops).
+        if all {
+            pos.for_each_move_set(handle);
+        } else {
+            pos.for_each_capture_set(handle);
+        }
         captures.sort_unstable_by_key(|&(key, _)| std::cmp::Reverse(key));
         let moves = &mut self.moves[ply];
         moves.clear();
         moves.extend(captures.iter().map(|&(_, mv)| mv));
         moves.extend_from_slice(quiet);
+        self.captures_at[ply] = captures.len();
     }
 
     #[inline(always)]

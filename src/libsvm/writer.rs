@@ -34,10 +34,41 @@ pub fn write_row_qid<W: Write>(
     if let Some(q) = qid {
         write!(out, " qid:{q}")?;
     }
+    // Indices and the integer values the feature sets mostly report (attack
+    // codes, counts, ones) are written digit by digit: the same text as `{}`
+    // gives them, without the formatting machinery, which took a fifth of
+    // extraction's time. Other values go through `{}`.
+    let mut buf = [0u8; 32];
     for &(index, value) in row {
-        write!(out, " {index}:{value}")?;
+        buf[0] = b' ';
+        let mut n = 1 + put_u32(&mut buf[1..], index);
+        buf[n] = b':';
+        n += 1;
+        if value != 0.0 && value.fract() == 0.0 && value.abs() < 16_777_216.0 {
+            if value < 0.0 {
+                buf[n] = b'-';
+                n += 1;
+            }
+            n += put_u32(&mut buf[n..], value.abs() as u32);
+            out.write_all(&buf[..n])?;
+        } else {
+            out.write_all(&buf[..n])?;
+            write!(out, "{value}")?;
+        }
     }
     out.write_all(b"\n")
+}
+
+/// Writes `n` in decimal at the start of `buf`; returns the number of digits.
+#[inline]
+fn put_u32(buf: &mut [u8], n: u32) -> usize {
+    let len = n.checked_ilog10().unwrap_or(0) as usize + 1;
+    let mut n = n;
+    for d in buf[..len].iter_mut().rev() {
+        *d = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    len
 }
 
 #[cfg(test)]
@@ -59,6 +90,30 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "-0.0123 1:3 5143824:10 5143825:0.25\n1\n-1 qid:42 3:1\n"
         );
+        // The digit-by-digit path writes what `{}` writes, on either side of it.
+        let values = [
+            1.0f32,
+            10.0,
+            -3.0,
+            0.5,
+            -0.25,
+            16_777_215.0,
+            16_777_216.0,
+            3e9,
+            1e-7,
+        ];
+        let row: Vec<(u32, f32)> = values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (i as u32 * 999_983 + 1, v))
+            .collect();
+        let mut out = Vec::new();
+        write_row(&mut out, 0.5, &row).unwrap();
+        let mut expected = "0.5".to_string();
+        for (i, v) in &row {
+            expected += &format!(" {i}:{v}");
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), expected + "\n");
         let x = 0.1f64 + 0.2;
         let mut out = Vec::new();
         write_row(&mut out, x, &[]).unwrap();

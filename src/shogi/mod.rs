@@ -14,7 +14,9 @@ mod position;
 
 pub use effects::{piece_effect, Effects, PieceEffect};
 pub use perft::{perft, perft_haitaka};
-pub use position::{parse_usi_move, sfen_from_parts, Position, PositionError, HAND_PIECES};
+pub use position::{
+    parse_usi_move, sfen_from_parts, CheckZone, Position, PositionError, HAND_PIECES,
+};
 
 pub use haitaka::{BitBoard, Board, Color, File, Move, Piece, Rank, Square};
 

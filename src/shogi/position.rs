@@ -4,6 +4,8 @@ use std::fmt;
 
 use haitaka::{Board, Color, Move, Piece, PieceMoves, Square};
 
+use super::piece_effect;
+
 /// Pieces that can be held in hand, in SFEN's hand order (R B G S N L P).
 pub const HAND_PIECES: [Piece; 7] = [
     Piece::Rook,
@@ -295,6 +297,33 @@ impl Position {
         });
     }
 
+    /// The legal board-move sets (as [`Position::for_each_move_set`] gives
+    /// them, without the drops) of just the pieces that attack an enemy piece:
+    /// every capture is in them, in the same order, and neither drops nor the
+    /// pieces that can capture nothing are generated.
+    pub fn for_each_capture_set(&self, mut f: impl FnMut(PieceMoves)) {
+        let board = &self.board;
+        let us = self.side_to_move();
+        let own = board.colors(us);
+        let theirs = board.colors(!us);
+        let occupied = board.occupied();
+        let mut attackers = haitaka::BitBoard::EMPTY;
+        for piece in Piece::ALL {
+            for square in board.pieces(piece) & own {
+                if !(piece_effect(us, piece, square, occupied) & theirs).is_empty() {
+                    attackers |= square.bitboard();
+                }
+            }
+        }
+        if attackers.is_empty() {
+            return;
+        }
+        board.generate_board_moves_for(attackers, |moves| {
+            f(moves);
+            false
+        });
+    }
+
     /// The square where a pawn drop would be an illegal mate, if there is one.
     ///
     /// `haitaka`'s generator is meant to leave such drops out but does not
@@ -356,6 +385,74 @@ impl Position {
         }
     }
 
+    /// Does `mv`, a legal move here, give check? Either the moved (or dropped)
+    /// piece attacks the enemy king from its new square, or leaving its old
+    /// square opens a line of one of the mover's rooks, bishops or lances (or
+    /// their promoted forms) to the king. The same answer as playing the move
+    /// and asking [`Position::in_check`], without playing it.
+    pub fn gives_check(&self, mv: Move) -> bool {
+        let us = self.side_to_move();
+        let them = !us;
+        let king = self.board.king(them);
+        let occupied = self.board.occupied();
+        match mv {
+            Move::Drop { piece, to } => piece_effect(us, piece, to, occupied).has(king),
+            Move::BoardMove {
+                from,
+                to,
+                promotion,
+            } => {
+                let Some(piece) = self.board.piece_on(from) else {
+                    return false;
+                };
+                let piece = if promotion { piece.promote() } else { piece };
+                let after = (occupied & !from.bitboard()) | to.bitboard();
+                if piece_effect(us, piece, to, after).has(king) {
+                    return true;
+                }
+                // Discovered: a slider of ours (not the moved piece) now sees the king.
+                let ours = self.board.colors(us) & !from.bitboard();
+                let b = &self.board;
+                let rooks = (b.pieces(Piece::Rook) | b.pieces(Piece::PRook)) & ours;
+                let bishops = (b.pieces(Piece::Bishop) | b.pieces(Piece::PBishop)) & ours;
+                let lances = b.pieces(Piece::Lance) & ours;
+                // Line moves are symmetric, so the king's own rays find the sliders;
+                // a lance of ours is met along the ray a lance of theirs would run.
+                !(haitaka::get_rook_moves(them, king, after) & rooks).is_empty()
+                    || !(haitaka::get_bishop_moves(them, king, after) & bishops).is_empty()
+                    || !(haitaka::get_lance_moves(them, king, after) & lances).is_empty()
+            }
+        }
+    }
+
+    /// Squares that bound which moves can give check here, for
+    /// [`Position::gives_check_near`]: computed once per position, they let
+    /// most moves of a position be cleared with two bit tests.
+    pub fn check_zone(&self) -> CheckZone {
+        let them = !self.side_to_move();
+        let king = self.board.king(them);
+        let occupied = self.board.occupied();
+        CheckZone {
+            lines: haitaka::get_rook_moves(them, king, occupied)
+                | haitaka::get_bishop_moves(them, king, occupied),
+            near: haitaka::king_attacks(them, king) | haitaka::knight_attacks(them, king),
+        }
+    }
+
+    /// [`Position::gives_check`], first cleared against `zone` (from
+    /// [`Position::check_zone`] of this position): a move that leaves no square
+    /// the enemy king sees along a line, and lands neither on such a square nor
+    /// a step or a knight's jump from the king, gives no check.
+    #[inline]
+    pub fn gives_check_near(&self, zone: &CheckZone, mv: Move) -> bool {
+        let (from, to) = match mv {
+            Move::Drop { to, .. } => (None, to),
+            Move::BoardMove { from, to, .. } => (Some(from), to),
+        };
+        let possible = (zone.lines | zone.near).has(to) || from.is_some_and(|f| zone.lines.has(f));
+        possible && self.gives_check(mv)
+    }
+
     /// The piece that makes `mv` (before promotion); `None` if the origin is empty.
     #[inline(always)]
     pub fn moving_piece(&self, mv: Move) -> Option<Piece> {
@@ -370,6 +467,20 @@ impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.board)
     }
+}
+
+/// Where checks can come from in one position: see [`Position::check_zone`].
+///
+/// `lines` are the squares the enemy king sees along ranks, files and
+/// diagonals (up to and including the first piece each way): a slider checks
+/// only from one of them, and a discovered check needs the moving piece to
+/// leave one. `near` are the king's step and knight-jump squares, the only
+/// squares a stepping piece checks from. (A slider's direct check through the
+/// square it left would need that square on a line too.)
+#[derive(Clone, Copy, Debug)]
+pub struct CheckZone {
+    lines: haitaka::BitBoard,
+    near: haitaka::BitBoard,
 }
 
 /// Parses USI move text (`7g7f`, `8h2b+`, `G*5b`) without looking at a position.
@@ -545,6 +656,69 @@ fn sanity_check_sfen(text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A way of listing a position's move sets.
+    type MoveSets<'a> = &'a dyn Fn(&mut dyn FnMut(PieceMoves));
+
+    #[test]
+    fn capture_sets_hold_every_capture_in_generation_order() {
+        let captures = |pos: &Position, sets: MoveSets| {
+            let theirs = pos.board().colors(!pos.side_to_move());
+            let mut out = Vec::new();
+            sets(&mut |moves| out.extend(moves.into_iter().filter(|m| theirs.has(m.to()))));
+            out
+        };
+        let mut total = 0;
+        for pos in crate::features::tests::floodgate_positions(300) {
+            let all = captures(&pos, &|f| pos.for_each_move_set(f));
+            let only = captures(&pos, &|f| pos.for_each_capture_set(f));
+            assert_eq!(all, only, "{}", pos.to_sfen());
+            total += all.len();
+        }
+        assert!(total > 1000, "{total} captures");
+    }
+
+    #[test]
+    fn gives_check_agrees_with_playing_the_move() {
+        let mut positions = crate::features::tests::floodgate_positions(300);
+        // Discovered checks by rook, bishop and lance behind a piece that steps aside,
+        // direct checks by drops, promotions and a promoted bishop's king step.
+        for sfen in [
+            "4k4/9/9/9/4N4/9/9/4R4/4K4 b GSLb 1",
+            "k8/9/2S6/9/9/9/6B2/9/K8 b N 1",
+            "4k4/4g4/4P4/9/9/9/9/4L4/K8 b - 1",
+            "3k5/9/2P6/1B7/9/9/9/9/K8 b R 1",
+            "4k4/9/3S5/9/9/9/9/9/K8 b - 1",
+        ] {
+            positions.push(Position::from_sfen(sfen).unwrap());
+        }
+        let (mut checks, mut moves) = (0, 0);
+        for pos in &positions {
+            for mv in pos.legal_moves() {
+                let mut after = pos.clone();
+                after.play_unchecked(mv);
+                assert_eq!(
+                    pos.gives_check(mv),
+                    after.in_check(),
+                    "{mv} in {}",
+                    pos.to_sfen()
+                );
+                let zone = pos.check_zone();
+                assert_eq!(
+                    pos.gives_check_near(&zone, mv),
+                    after.in_check(),
+                    "{mv} in {}",
+                    pos.to_sfen()
+                );
+                checks += usize::from(after.in_check());
+                moves += 1;
+            }
+        }
+        assert!(
+            checks > 100 && moves > 100_000,
+            "{checks} checks in {moves} moves"
+        );
+    }
 
     #[test]
     fn sfen_round_trips() {

@@ -1,0 +1,183 @@
+//! The speed figures of issue 15 item 3, measured in one run so that their
+//! ratios compare like with like:
+//!
+//! 1. extraction rows/s on real games (the professional games of
+//!    `../shared/kifu/pro`, plies 20–79, rows of the default `relation` set,
+//!    written to files as `extract` writes them, games in parallel on every
+//!    core) with the material labeller and with a model labeller, and the
+//!    ratio of their times per row;
+//! 2. evaluations/s of material, of a `relation` model and of a
+//!    `relation,material,kp` model (the sets of the strength work), on the
+//!    positions of those games, one thread;
+//! 3. engine nodes/s at depth 3 (alpha-beta + quiescence, one thread) with
+//!    material and with the `relation,material,kp` model, and their ratio.
+//!
+//! The model is [`Linear::hashed`]: material values plus pseudo-random
+//! positional weights, as heavy to evaluate as a learned model of the same
+//! set (`--model PATH` evaluates a model file instead).
+//!
+//! `cargo bench --bench speed` (optional: `-- --model PATH`, `-- --quick`).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use kifulearn::engine::search::{Control, Limits, Searcher, TranspositionTable};
+use kifulearn::eval::{load_linear, Evaluator, Linear, Material};
+use kifulearn::extract::{extract_game, ExtractOptions};
+use kifulearn::features::Features;
+use kifulearn::label::{LabelOptions, Labeller};
+use kifulearn::record::{read_file, Game};
+use kifulearn::shogi::Position;
+
+fn games() -> Vec<Game> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kifu/pro");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("../shared/kifu/pro")
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| read_file(f).games)
+        .filter_map(Result::ok)
+        .collect()
+}
+
+/// CPU seconds used by this process so far (user + system, all threads), from
+/// `/proc/self/stat`; `None` where there is no such file. On a machine shared
+/// with other work the wall clock undercounts what the code can do; rows per
+/// CPU second do not.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Rows per second of extracting `games` with labeller `eval`, all cores; and the row count.
+fn extract_rate<E: Evaluator>(games: &[Game], eval: &E, tag: &str) -> (f64, f64, u64) {
+    let dir = std::env::temp_dir().join(format!("kifulearn-speed-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let features: Features = "relation".parse().unwrap();
+    let options = ExtractOptions {
+        skip_opening: 20,
+        max_plies: Some(80),
+        ..ExtractOptions::default()
+    };
+    let start = Instant::now();
+    let cpu = cpu_seconds();
+    let rows: u64 = games
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || Labeller::new(eval, LabelOptions::default()),
+            |labeller, (i, game)| {
+                extract_game(game, &format!("g{i}"), &dir, &features, labeller, &options)
+                    .unwrap()
+                    .rows
+            },
+        )
+        .sum();
+    let secs = start.elapsed().as_secs_f64();
+    let cpu = cpu
+        .and_then(|c| Some(cpu_seconds()? - c))
+        .unwrap_or(f64::NAN);
+    std::fs::remove_dir_all(&dir).ok();
+    (rows as f64 / secs, rows as f64 / cpu, rows)
+}
+
+/// Evaluations per second over `positions`: the best of five passes (the
+/// machine is shared; the best pass is the one least disturbed), and a checksum.
+fn eval_rate<E: Evaluator>(positions: &[Position], eval: &E) -> (f64, i64) {
+    let mut best = 0.0f64;
+    let mut sum = 0i64;
+    for _ in 0..5 {
+        let start = Instant::now();
+        sum = 0;
+        for p in positions {
+            sum += i64::from(eval.evaluate(std::hint::black_box(p)));
+        }
+        best = best.max(positions.len() as f64 / start.elapsed().as_secs_f64());
+    }
+    (best, sum)
+}
+
+fn nodes_rate<E: Evaluator>(positions: &[Position], eval: &E) -> (f64, u64) {
+    let control = Control::new();
+    let mut tt = TranspositionTable::new(16);
+    let start = Instant::now();
+    let mut nodes = 0u64;
+    for p in positions {
+        tt.clear();
+        let limits = Limits {
+            depth: Some(3),
+            ..Limits::default()
+        };
+        nodes += Searcher::new(eval, &mut tt, &control, limits)
+            .search(p, &[], |_| {})
+            .nodes;
+    }
+    (nodes as f64 / start.elapsed().as_secs_f64(), nodes)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    let model: Linear<Features> = match args.iter().position(|a| a == "--model") {
+        Some(i) => load_linear(Path::new(&args[i + 1])).unwrap(),
+        None => Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15),
+    };
+    let relation = Linear::hashed("relation".parse().unwrap(), 2e-4, 15);
+    let mut games = games();
+    if quick {
+        games.truncate(3);
+    }
+    let threads = rayon::current_num_threads();
+    println!(
+        "{} games of ../shared/kifu/pro, plies 20-79; model {}; {threads} threads",
+        games.len(),
+        model.features
+    );
+
+    let (material_rows, material_cpu, n) = extract_rate(&games, &Material, "material");
+    println!(
+        "extract, material labeller: {material_rows:>10.0} rows/s wall, {material_cpu:>8.0} rows per CPU second ({n} rows)"
+    );
+    let (model_rows, model_cpu, n) = extract_rate(&games, &model, "model");
+    println!(
+        "extract, model labeller:    {model_rows:>10.0} rows/s wall, {model_cpu:>8.0} rows per CPU second ({n} rows)"
+    );
+    println!(
+        "  model/material time per row: {:.2} wall, {:.2} CPU",
+        material_rows / model_rows,
+        material_cpu / model_cpu
+    );
+
+    let positions: Vec<Position> = games
+        .iter()
+        .flat_map(|g| g.positions().skip(20).take(60).map(|(p, _)| p))
+        .collect();
+    let (material_evals, c1) = eval_rate(&positions, &Material);
+    let (relation_evals, c2) = eval_rate(&positions, &relation);
+    let (model_evals, c3) = eval_rate(&positions, &model);
+    println!(
+        "evaluations, 1 thread, {} positions: material {material_evals:.0}/s, relation model {relation_evals:.0}/s, {} model {model_evals:.0}/s  (checksums {c1} {c2} {c3})",
+        positions.len(),
+        model.features
+    );
+
+    let search_positions: Vec<Position> = positions
+        .iter()
+        .step_by(if quick { 40 } else { 10 })
+        .cloned()
+        .collect();
+    let (material_nps, n1) = nodes_rate(&search_positions, &Material);
+    let (model_nps, n2) = nodes_rate(&search_positions, &model);
+    println!(
+        "engine depth 3, 1 thread, {} positions: material {material_nps:.0} nodes/s ({n1} nodes), model {model_nps:.0} nodes/s ({n2} nodes)",
+        search_positions.len()
+    );
+    println!("  model/material nodes/s: {:.2}", model_nps / material_nps);
+}

@@ -1,0 +1,150 @@
+//! The speed work (issue 15 item 3) changed how labels, rows and evaluations
+//! are computed, not what they are: the outputs below are byte-identical to
+//! those of the code before it (commit 46aab77). The digests were taken there,
+//! with this same test, and are pinned here.
+//!
+//! Covered: `extract` rows and row descriptions (`NAME.svm`, `NAME.rows.csv`)
+//! with the material labeller and with a model labeller over
+//! `relation,material,kp`, rows at the sibling and at the leaf; engine
+//! searches (best move, score, node count: the same tree) with material and
+//! with the model; a fixed-depth match model vs material (every move and
+//! result of every game).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use kifulearn::arena::{default_openings, run_match, select_openings, MatchConfig};
+use kifulearn::engine::search::{Control, Limits, Searcher, TranspositionTable};
+use kifulearn::eval::{Evaluator, Linear, Material};
+use kifulearn::extract::{extract_game, ExtractOptions, RowsAt};
+use kifulearn::features::Features;
+use kifulearn::label::{LabelOptions, Labeller};
+use kifulearn::record::{read_file, Game};
+use kifulearn::shogi::Position;
+
+/// FNV-1a, 64 bits: enough to tell two outputs apart, no dependency.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn model() -> Linear<Features> {
+    Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15)
+}
+
+fn games() -> Vec<Game> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/tournament");
+    ["040501.csa", "wcsc22-day3-7-ponanza.csa"]
+        .iter()
+        .map(|f| read_file(&dir.join(f)).games.remove(0).unwrap())
+        .collect()
+}
+
+/// The digest of the rows and row descriptions of every game, labelled by `eval`.
+fn extract_digest<E: Evaluator>(eval: &E, rows_at: RowsAt, tag: &str) -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("speed-identical-{tag}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let features: Features = "relation,material,kp".parse().unwrap();
+    let options = ExtractOptions {
+        skip_opening: 30,
+        max_plies: Some(46),
+        rows_at,
+        ..ExtractOptions::default()
+    };
+    let mut labeller = Labeller::new(eval, LabelOptions::default());
+    let mut out = String::new();
+    for (i, game) in games().iter().enumerate() {
+        let name = format!("g{i}");
+        let counts = extract_game(game, &name, &dir, &features, &mut labeller, &options).unwrap();
+        assert!(counts.rows > 500, "{counts:?}");
+        let svm = std::fs::read(dir.join(format!("{name}.svm"))).unwrap();
+        let csv = std::fs::read(dir.join(format!("{name}.rows.csv"))).unwrap();
+        write!(out, "{:016x}-{:016x} ", fnv(&svm), fnv(&csv)).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    out
+}
+
+/// Best move, score and nodes of depth-3 searches from middle-game positions.
+fn search_digest<E: Evaluator>(eval: &E) -> String {
+    let mut text = String::new();
+    let control = Control::new();
+    let mut tt = TranspositionTable::new(4);
+    for game in games() {
+        let mut pos: Position = game.start.clone();
+        for (ply, &mv) in game.moves.iter().enumerate().take(60) {
+            if ply % 6 == 5 {
+                tt.clear();
+                let limits = Limits {
+                    depth: Some(3),
+                    ..Limits::default()
+                };
+                let r = Searcher::new(eval, &mut tt, &control, limits).search(&pos, &[], |_| {});
+                writeln!(text, "{:?} {:?} {}", r.best, r.score, r.nodes).unwrap();
+            }
+            pos.play_unchecked(mv);
+        }
+    }
+    format!("{:016x}", fnv(text.as_bytes()))
+}
+
+#[test]
+fn extraction_rows_are_byte_identical() {
+    let model = model();
+    let got = [
+        extract_digest(&Material, RowsAt::Sibling, "material-sibling"),
+        extract_digest(&Material, RowsAt::Leaf, "material-leaf"),
+        extract_digest(&model, RowsAt::Sibling, "model-sibling"),
+        extract_digest(&model, RowsAt::Leaf, "model-leaf"),
+    ];
+    println!("{got:#?}");
+    assert_eq!(got, EXTRACT);
+}
+
+#[test]
+fn engine_searches_and_matches_are_identical() {
+    let model = model();
+    let searches = [search_digest(&Material), search_digest(&model)];
+    println!("{searches:#?}");
+    let openings = select_openings(default_openings(), 0, None);
+    let cfg = MatchConfig {
+        games: 4,
+        depth: Some(2),
+        hash_mb: 4,
+        ..MatchConfig::default()
+    };
+    let report = run_match(&model, &Material, &openings[..2], &cfg, |_| {});
+    let mut text = String::new();
+    for g in &report.games {
+        let moves: Vec<String> = g.moves.iter().map(|m| m.to_string()).collect();
+        writeln!(
+            text,
+            "{} {:?} {:?} {}",
+            g.game,
+            g.end,
+            g.winner,
+            moves.join(" ")
+        )
+        .unwrap();
+    }
+    let matched = format!("{:016x}", fnv(text.as_bytes()));
+    println!(
+        "{matched} {} games, {} plies",
+        report.games.len(),
+        text.len()
+    );
+    assert_eq!([&searches[0], &searches[1], &matched], SEARCH_AND_MATCH);
+}
+
+/// Digests of `extract_game` outputs at commit 46aab77.
+const EXTRACT: [&str; 4] = [
+    "e568529d2bc887bf-1ca6a74a9550cded 9f4c23cf0fc69342-80174ca8d1936cf5 ",
+    "6afe6f769a5bdf6e-1ca6a74a9550cded 33be1b7106fa91dc-80174ca8d1936cf5 ",
+    "d070635499506746-6ea744667c57bcf7 a901f97ab5a89c79-767c1fa9fade251f ",
+    "aa353801141979dd-6ea744667c57bcf7 56b1a75ff36fad3e-767c1fa9fade251f ",
+];
+
+/// Digests of the searches and the match at commit 46aab77.
+const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "877deeadf7dba52c"];
