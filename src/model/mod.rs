@@ -371,9 +371,16 @@ impl Model {
             source,
         })?;
         let meta = std::fs::read_to_string(meta_path(path)).ok();
+        Model::from_bytes(path, &bytes, meta.as_deref())
+    }
+
+    /// Reads a model, text or binary (detected by the magic), from the bytes of
+    /// `path` and the text of its sidecar (`None`: no sidecar), with every check of
+    /// [`Model::load`]; `path` is used in messages only.
+    pub fn from_bytes(path: &Path, bytes: &[u8], meta: Option<&str>) -> Result<Model, ModelError> {
         if bytes.starts_with(MAGIC) {
-            let model = Model::from_binary(path, &bytes)?;
-            if let Some(f) = meta.as_deref().and_then(|m| meta_string(m, "features")) {
+            let model = Model::from_binary(path, bytes)?;
+            if let Some(f) = meta.and_then(|m| meta_string(m, "features")) {
                 if f != model.features {
                     return Err(ModelError::Format {
                         path: meta_path(path),
@@ -384,18 +391,18 @@ impl Model {
                     });
                 }
             }
-            model.check_meta(path, meta.as_deref())?;
+            model.check_meta(path, meta)?;
             return Ok(model);
         }
-        let text = std::str::from_utf8(&bytes).map_err(|_| ModelError::Format {
+        let text = std::str::from_utf8(bytes).map_err(|_| ModelError::Format {
             path: path.to_path_buf(),
             message: "neither a binary model nor UTF-8 text".into(),
         })?;
         let mut model = Model::from_text(path, text)?;
-        if let Some(f) = meta.as_deref().and_then(|m| meta_string(m, "features")) {
+        if let Some(f) = meta.and_then(|m| meta_string(m, "features")) {
             model.features = f;
         }
-        model.check_meta(path, meta.as_deref())?;
+        model.check_meta(path, meta)?;
         Ok(model)
     }
 
