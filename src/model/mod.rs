@@ -755,6 +755,45 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 
+    /// `from_bytes` (the fuzz targets' entry) is `load` without the files: the
+    /// same models and the same refusals, from memory.
+    #[test]
+    fn from_bytes_checks_what_load_checks() {
+        let p = Path::new("m.model");
+        let text = std::fs::read(examples().join("small_s11.model")).unwrap();
+        let plain = Model::from_bytes(p, &text, None).unwrap();
+        assert_eq!(
+            plain,
+            Model::load(&examples().join("small_s11.model")).unwrap()
+        );
+        let named = Model::from_bytes(p, &text, Some("features = \"relation\"\n")).unwrap();
+        assert_eq!(named.features, "relation");
+        assert_eq!(named.w, plain.w);
+        let e = Model::from_bytes(p, &text, Some("features = \"material\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("m.model.meta.toml: features = \"material\" has dimension 104"),
+            "{e}"
+        );
+        let bin = named.to_binary();
+        assert_eq!(
+            Model::from_bytes(p, &bin, None).unwrap().w.len(),
+            plain.w.len()
+        );
+        let e = Model::from_bytes(p, &bin, Some("features = \"kp\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("disagrees with the binary model's header (relation)"),
+            "{e}"
+        );
+        let e = Model::from_bytes(p, &[0xff, 0xfe], None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "m.model: neither a binary model nor UTF-8 text");
+    }
+
     #[test]
     fn rejects_malformed_text_models() {
         let p = Path::new("m.model");
