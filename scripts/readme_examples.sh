@@ -15,13 +15,14 @@
 #
 # What is changed, and why (each is printed when it applies; a rule whose
 # README line is gone fails the run, so the list stays true):
-#   - long runs are shortened: match games 400/200/2000 → 20, generated
-#     positions 100000/200000 → 2000/4000, the strength recipe learns from the
-#     47 tournament games and plays 20 games (a copy of the recipe), the method
-#     table with -t -m (tiny, no matches; its matches need cshogi);
+#   - long runs are shortened: match games 400/200 → 20, 2000 games of 20000
+#     nodes → 10 of 2000, generated positions 100000/200000 → 2000/4000, the
+#     strength recipe learns from the 47 tournament games and plays 20 games
+#     (a copy of the recipe), the method table with -t -m (tiny, no matches;
+#     its matches need cshogi);
 #   - the primal SVR stops after 4 Newton steps (--max-iter 4);
-#   - the relabelling with a model (40-170 rows/s) reads the first 12 plies
-#     of fixtures/pro only;
+#   - the relabelling with a model reads the first 12 plies of fixtures/pro
+#     only (all of it took 378 s here);
 #   - `cargo test --release` is not run here (.ci/run runs it after this);
 #   - files the README names as the reader's own (teacher.bin, data.hcpe,
 #     A.model, B.model) are made first: a 64-game self-play .psv, its HCPE
@@ -40,7 +41,7 @@ declare -A CHANGED=(
   ["cargo run --release -- generate --out gen --positions 200000 --depth 3"]="cargo run --release -- generate --out gen --positions 4000 --depth 3"
   ["cargo run --release -- extract fixtures/tournament fixtures/pro fixtures/selfplay --out out/rows2 --labeller out/model.txt"]="cargo run --release -- extract fixtures/pro --out out/rows2 --labeller out/model.txt --max-plies 12"
   ["cargo run --release -- match --engine-a out/rank.txt --engine-b material --depth 2 --games 200 --out out/match"]="cargo run --release -- match --engine-a out/rank.txt --engine-b material --depth 2 --games 20 --out out/match"
-  ["cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 20000 --games 2000 --elo0 0 --elo1 10"]="cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 20000 --games 20 --elo0 0 --elo1 10"
+  ["cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 20000 --games 2000 --elo0 0 --elo1 10"]="cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 2000 --games 10 --elo0 0 --elo1 10"
   ["scripts/method_table.sh"]="scripts/method_table.sh -t -m -o runs/methods"
   ["cargo run --release -- fit out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1"]="cargo run --release -- fit out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1 --max-iter 4"
 )
@@ -50,9 +51,9 @@ declare -A WHY=(
   ["cargo run --release -- match --engine-a runs/strength/final.model --engine-b material --depth 3 --games 400"]="20 games instead of 400"
   ["cargo run --release -- generate --out gen --positions 100000 --depth 3"]="2000 positions instead of 100000"
   ["cargo run --release -- generate --out gen --positions 200000 --depth 3"]="4000 positions instead of 200000: the first run's chunk of 64 games already holds more, so it resumes and adds nothing"
-  ["cargo run --release -- extract fixtures/tournament fixtures/pro fixtures/selfplay --out out/rows2 --labeller out/model.txt"]="fixtures/pro only (2 of the 15 games), plies 0-11 (--max-plies 12): a model labeller labels 40-170 rows/s"
+  ["cargo run --release -- extract fixtures/tournament fixtures/pro fixtures/selfplay --out out/rows2 --labeller out/model.txt"]="fixtures/pro only (2 of the 15 games), plies 0-11 (--max-plies 12): with a model the labeller is slow on middle games (all of fixtures/pro took 378 s here, 38 rows/s)"
   ["cargo run --release -- match --engine-a out/rank.txt --engine-b material --depth 2 --games 200 --out out/match"]="20 games instead of 200"
-  ["cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 20000 --games 2000 --elo0 0 --elo1 10"]="20 games instead of 2000; A.model and B.model are copies of out/rank.txt and out/pos.txt"
+  ["cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 20000 --games 2000 --elo0 0 --elo1 10"]="10 games of 2000 nodes a move instead of 2000 of 20000 (20 games took 182 s here); A.model and B.model are copies of out/rank.txt and out/pos.txt"
   ["cargo run --release -- fit out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1"]="4 Newton steps (--max-iter 4): the default stop takes about 25 steps, 5 CPU-minutes, on these 126k rows"
   ["scripts/method_table.sh"]="-t -m: the tiny split without matches (about 35 minutes otherwise; its matches need cshogi)"
 )
