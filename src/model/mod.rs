@@ -371,9 +371,16 @@ impl Model {
             source,
         })?;
         let meta = std::fs::read_to_string(meta_path(path)).ok();
+        Model::from_bytes(path, &bytes, meta.as_deref())
+    }
+
+    /// Reads a model, text or binary (detected by the magic), from the bytes of
+    /// `path` and the text of its sidecar (`None`: no sidecar), with every check of
+    /// [`Model::load`]; `path` is used in messages only.
+    pub fn from_bytes(path: &Path, bytes: &[u8], meta: Option<&str>) -> Result<Model, ModelError> {
         if bytes.starts_with(MAGIC) {
-            let model = Model::from_binary(path, &bytes)?;
-            if let Some(f) = meta.as_deref().and_then(|m| meta_string(m, "features")) {
+            let model = Model::from_binary(path, bytes)?;
+            if let Some(f) = meta.and_then(|m| meta_string(m, "features")) {
                 if f != model.features {
                     return Err(ModelError::Format {
                         path: meta_path(path),
@@ -384,18 +391,18 @@ impl Model {
                     });
                 }
             }
-            model.check_meta(path, meta.as_deref())?;
+            model.check_meta(path, meta)?;
             return Ok(model);
         }
-        let text = std::str::from_utf8(&bytes).map_err(|_| ModelError::Format {
+        let text = std::str::from_utf8(bytes).map_err(|_| ModelError::Format {
             path: path.to_path_buf(),
             message: "neither a binary model nor UTF-8 text".into(),
         })?;
         let mut model = Model::from_text(path, text)?;
-        if let Some(f) = meta.as_deref().and_then(|m| meta_string(m, "features")) {
+        if let Some(f) = meta.and_then(|m| meta_string(m, "features")) {
             model.features = f;
         }
-        model.check_meta(path, meta.as_deref())?;
+        model.check_meta(path, meta)?;
         Ok(model)
     }
 
@@ -748,6 +755,45 @@ mod tests {
             "{e}"
         );
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// `from_bytes` (the fuzz targets' entry) is `load` without the files: the
+    /// same models and the same refusals, from memory.
+    #[test]
+    fn from_bytes_checks_what_load_checks() {
+        let p = Path::new("m.model");
+        let text = std::fs::read(examples().join("small_s11.model")).unwrap();
+        let plain = Model::from_bytes(p, &text, None).unwrap();
+        assert_eq!(
+            plain,
+            Model::load(&examples().join("small_s11.model")).unwrap()
+        );
+        let named = Model::from_bytes(p, &text, Some("features = \"relation\"\n")).unwrap();
+        assert_eq!(named.features, "relation");
+        assert_eq!(named.w, plain.w);
+        let e = Model::from_bytes(p, &text, Some("features = \"material\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("m.model.meta.toml: features = \"material\" has dimension 104"),
+            "{e}"
+        );
+        let bin = named.to_binary();
+        assert_eq!(
+            Model::from_bytes(p, &bin, None).unwrap().w.len(),
+            plain.w.len()
+        );
+        let e = Model::from_bytes(p, &bin, Some("features = \"kp\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("disagrees with the binary model's header (relation)"),
+            "{e}"
+        );
+        let e = Model::from_bytes(p, &[0xff, 0xfe], None)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "m.model: neither a binary model nor UTF-8 text");
     }
 
     #[test]
