@@ -74,9 +74,17 @@ fn extract_rate<E: Evaluator>(games: &[Game], eval: &E, tag: &str) -> (f64, f64,
         .map_init(
             || Labeller::new(eval, LabelOptions::default()),
             |labeller, (i, game)| {
-                extract_game(game, &format!("g{i}"), &dir, &features, labeller, &options)
-                    .unwrap()
-                    .rows
+                extract_game(
+                    game,
+                    &format!("g{i}"),
+                    &dir,
+                    &features,
+                    labeller,
+                    &options,
+                    None,
+                )
+                .unwrap()
+                .rows
             },
         )
         .sum();

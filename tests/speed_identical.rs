@@ -16,7 +16,7 @@ use std::path::Path;
 use kifulearn::arena::{default_openings, run_match, select_openings, MatchConfig};
 use kifulearn::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::eval::{Evaluator, Linear, Material};
-use kifulearn::extract::{extract_game, ExtractOptions, RowsAt};
+use kifulearn::extract::{extract_game, report_path, rows_path, ExtractOptions, RowsAt};
 use kifulearn::features::Features;
 use kifulearn::label::{LabelOptions, Labeller};
 use kifulearn::record::{read_file, Game};
@@ -57,10 +57,11 @@ fn extract_digest<E: Evaluator>(eval: &E, rows_at: RowsAt, tag: &str) -> String 
     let mut out = String::new();
     for (i, game) in games().iter().enumerate() {
         let name = format!("g{i}");
-        let counts = extract_game(game, &name, &dir, &features, &mut labeller, &options).unwrap();
+        let counts =
+            extract_game(game, &name, &dir, &features, &mut labeller, &options, None).unwrap();
         assert!(counts.rows > 500, "{counts:?}");
-        let svm = std::fs::read(dir.join(format!("{name}.svm"))).unwrap();
-        let csv = std::fs::read(dir.join(format!("{name}.rows.csv"))).unwrap();
+        let svm = std::fs::read(rows_path(&dir, &name)).unwrap();
+        let csv = std::fs::read(report_path(&dir, &name)).unwrap();
         write!(out, "{:016x}-{:016x} ", fnv(&svm), fnv(&csv)).unwrap();
     }
     std::fs::remove_dir_all(&dir).ok();

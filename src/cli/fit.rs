@@ -292,7 +292,9 @@ pub fn run(args: Args) -> CliResult {
     let prior = match &args.prior {
         Some(name) if name != "zero" => {
             let features: Features = set.parse().map_err(|e| {
-                format!("--prior {name} needs the rows' feature set (--features or dataset.toml): {e}")
+                format!(
+                    "--prior {name} needs the rows' feature set (--features or dataset.toml): {e}"
+                )
             })?;
             let w0: Vec<f64> = kifulearn::train::positions::named_prior(&features, name)?
                 .into_iter()
