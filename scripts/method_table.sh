@@ -5,13 +5,14 @@
 # against the material engine at depth 2 and depth 3.
 #
 # Usage:
-#   scripts/method_table.sh [-o OUTDIR] [-n GAMES] [-k KIFU_DIR] [-t]
+#   scripts/method_table.sh [-o OUTDIR] [-n GAMES] [-k KIFU_DIR] [-t] [-m]
 #
 #   -o OUTDIR   work and result folder (default runs/methods); rerunning resumes:
 #               a step whose output exists is skipped
 #   -n GAMES    match games per method and depth (default 200)
 #   -k DIR      the development games (default ../shared/kifu)
 #   -t          tiny: 6 training and 4 held-out games, 20 match games (a smoke test)
+#   -m          skip the matches (agreement, time, memory and weights only)
 #
 # Split (deterministic, by game; no game is in both parts):
 #   training  DIR/tournament/**/*.csa (47) + DIR/selfplay/fsf_selfplay_w1_00000..00149 (120 files)
@@ -34,13 +35,15 @@ out="$here/runs/methods"
 games=200
 kifu="$here/../shared/kifu"
 tiny=0
-while getopts "o:n:k:th" opt; do
+matches=1
+while getopts "o:n:k:tmh" opt; do
   case "$opt" in
     o) out="$OPTARG" ;;
     n) games="$OPTARG" ;;
     k) kifu="$OPTARG" ;;
     t) tiny=1 ;;
-    *) sed -n '2,31p' "$0"; exit 2 ;;
+    m) matches=0 ;;
+    *) sed -n '2,32p' "$0"; exit 2 ;;
   esac
 done
 kifu="$(cd "$kifu" && pwd)"
@@ -120,7 +123,7 @@ for name in $methods; do
     mv "$out/eval-$name.csv.tmp" "$out/eval-$name.csv"
   fi
   for depth in 2 3; do
-    if [ "$name" != material ] && [ ! -e "$out/match-$name-d$depth/summary.txt" ]; then
+    if [ "$matches" = 1 ] && [ "$name" != material ] && [ ! -e "$out/match-$name-d$depth/summary.txt" ]; then
       rm -rf "$out/match-$name-d$depth"
       "$bin" match --engine-a "$model" --engine-b material --depth "$depth" --games "$games" \
         -q --out "$out/match-$name-d$depth" >&2
@@ -159,7 +162,7 @@ for name in methods:
     learner, _, rest = name.partition("-")
     at = "–" if learner == "material" else rest.split("-")[0]
     prior = "material" if name.endswith("-prior") else ("–" if learner == "material" else "zero")
-    row = {"learner": learner, "rows": at, "prior": prior,
+    row = {"learner": learner, "rows": at, "prior": prior, "positions": ev.get("positions", ""),
            "top1": ev.get("top1", ""), "top3": ev.get("top3", "")}
     for d in (2, 3):
         g = match(name, d) if learner != "material" else None
@@ -189,5 +192,5 @@ for r in rows:
 open(os.path.join(out, "methods.md"), "w").write("\n".join(md) + "\n")
 print("\n".join(md))
 ex = [read_time(os.path.join(out, f"ex-{a}.done.time"))[0] for a in ("sibling", "leaf")]
-print(f"held-out positions: {rows[0]['top1'] and ev.get('positions', '')}; extraction s (sibling, leaf): {ex}; files: {out}/methods.csv, {out}/methods.md")
+print(f"held-out positions: {rows[0]['positions']}; extraction s (sibling, leaf): {ex}; files: {out}/methods.csv, {out}/methods.md")
 PY
