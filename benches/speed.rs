@@ -59,7 +59,8 @@ fn cpu_seconds() -> Option<f64> {
 /// Rows per second of extracting `games` with labeller `eval`, all cores; and the row count.
 fn extract_rate<E: Evaluator>(games: &[Game], eval: &E, tag: &str) -> (f64, f64, u64) {
     let dir = std::env::temp_dir().join(format!("kifulearn-speed-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(dir.join("rows")).unwrap();
+    std::fs::create_dir_all(dir.join("reports")).unwrap();
     let features: Features = "relation".parse().unwrap();
     let options = ExtractOptions {
         skip_opening: 20,

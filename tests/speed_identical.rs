@@ -45,7 +45,8 @@ fn games() -> Vec<Game> {
 fn extract_digest<E: Evaluator>(eval: &E, rows_at: RowsAt, tag: &str) -> String {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("speed-identical-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(dir.join("rows")).unwrap();
+    std::fs::create_dir_all(dir.join("reports")).unwrap();
     let features: Features = "relation,material,kp".parse().unwrap();
     let options = ExtractOptions {
         skip_opening: 30,

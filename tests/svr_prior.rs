@@ -102,7 +102,7 @@ fn the_svr_prior_is_a_pull_toward_the_piece_values() {
     let with_prior = fit(&rows, &dir.join("prior.txt"), "0.01", Some("material"));
     let shifted = dir.join("shifted.svm");
     let mut text = String::new();
-    for entry in std::fs::read_dir(&rows).unwrap() {
+    for entry in std::fs::read_dir(rows.join("rows")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("svm") {
             continue;
