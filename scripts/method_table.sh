@@ -150,7 +150,7 @@ def match(name, depth):
     if not os.path.exists(p):
         return None
     t = open(p).read()
-    m = re.search(r"\+(\d+) -(\d+) =(\d+), score ([0-9.]+), Elo ([+-][0-9.]+|[+-]?inf) ± [0-9.inf]+ \[([^,]+), ([^\]]+)\]", t)
+    m = re.search(r"\+(\d+) -(\d+) =(\d+), score ([0-9.]+), Elo ([+-]?[0-9.]+|[+-]?inf)(?: ± [0-9.]+)? \[([^,]+), ([^\]]+)\]", t)
     return m.groups() if m else None
 rows = []
 for name in methods:
@@ -168,7 +168,7 @@ for name in methods:
         g = match(name, d) if learner != "material" else None
         row[f"d{d}_wld"] = f"{g[0]}–{g[1]}–{g[2]}" if g else ""
         row[f"d{d}_score"] = g[3] if g else ("0.500" if learner == "material" else "")
-        row[f"d{d}_elo"] = f"{float(g[4]):+.0f} [{float(g[5]):+.0f}, {float(g[6]):+.0f}]" if g and "inf" not in g[4] else (g[4] if g else "")
+        row[f"d{d}_elo"] = f"{float(g[4]):+.0f} [{float(g[5]):+.0f}, {float(g[6]):+.0f}]" if g else ""
     model = os.path.join(out, f"{name}.txt")
     secs, mb = read_time(model + ".time") if learner != "material" else (None, None)
     row["train_s"] = "" if secs is None else f"{secs:.0f}"
