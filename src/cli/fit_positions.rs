@@ -142,15 +142,27 @@ pub fn run(
     let train = pool.install(|| Leaves::build(&features, &Material, &samples));
     let held =
         (!held.is_empty()).then(|| pool.install(|| Leaves::build(&features, &Material, &held)));
+    // Position files carry their own scores: the teacher scores only the
+    // positions of game records (and the held-out records).
+    let scores = match (
+        games.is_empty() && held_games.is_empty(),
+        position_files.is_empty(),
+    ) {
+        (true, _) => "scores from the position files".to_string(),
+        (false, true) => format!("teacher {} depth {depth}", teacher_choice.name()),
+        (false, false) => format!(
+            "scores from the position files, and teacher {} depth {depth} for the records",
+            teacher_choice.name()
+        ),
+    };
     eprintln!(
-        "positions: {} training positions ({} with a result, {} nonzeros) from {} games and {} position file(s), {} held out; teacher {} depth {depth}; features {features}",
+        "positions: {} training positions ({} with a result, {} nonzeros) from {} games and {} position file(s), {} held out; {scores}; features {features}",
         train.len(),
         train.with_result(),
         train.nonzeros(),
         games.len(),
         position_files.len(),
         held.as_ref().map_or(0, Leaves::len),
-        teacher_choice.name(),
     );
     let line = |r: &EpochReport| {
         let held = r
