@@ -94,7 +94,9 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// Errors reaching the command line: any error, printed with its chain of causes.
+/// Errors reaching the command line: any error, printed once as `error: MESSAGE`
+/// (its `Display`; the library's errors carry their own file, line and cause
+/// in that message, so the `source()` chain is not printed again).
 pub type CliResult = Result<ExitCode, Box<dyn std::error::Error>>;
 
 /// The rayon pool for `--jobs N` (all cores when not given); `--jobs 0` is an error.
