@@ -17,15 +17,6 @@ use kifulearn::train::positions::material_prior;
 
 const SET: &str = "relation,material";
 
-fn ok(args: &[&str]) {
-    let out = common::run(args);
-    assert!(
-        out.status.success(),
-        "kifulearn {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 fn fit(rows: &Path, model: &Path, c: &str, prior: Option<&str>) -> Model {
     let mut args = vec![
         "fit",
@@ -44,7 +35,7 @@ fn fit(rows: &Path, model: &Path, c: &str, prior: Option<&str>) -> Model {
     if let Some(p) = prior {
         args.extend(["--prior", p]);
     }
-    ok(&args);
+    common::run_ok(&args);
     Model::load(model).unwrap()
 }
 
@@ -56,7 +47,7 @@ fn the_svr_prior_is_a_pull_toward_the_piece_values() {
         "/fixtures/selfplay/fsf_selfplay_w1_00119.csa"
     );
     let rows = dir.join("rows");
-    ok(&[
+    common::run_ok(&[
         "extract",
         game,
         "--features",

@@ -35,6 +35,17 @@ pub fn run(args: &[&str]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// [`run`], and the run must succeed (its stderr is the failure message).
+pub fn run_ok(args: &[&str]) -> Output {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "kifulearn {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// SplitMix64: random choices in tests (kill delays, options), reproducible from a seed.
 pub struct Rng(pub u64);
 
