@@ -10,7 +10,7 @@ mod choice;
 pub mod linear;
 
 pub use choice::{load_evaluator, load_linear, DynEvaluator, EvalChoice};
-pub use linear::Linear;
+pub use linear::{Linear, LinearView};
 
 /// Largest magnitude an evaluator returns; mate scores lie beyond it.
 pub const EVAL_LIMIT: i32 = 10_000;
