@@ -68,8 +68,22 @@ pub enum LabelError {
     },
 }
 
+impl LabelError {
+    /// What an option's range is, for messages that name the option
+    /// themselves (a recipe's key); `None` for a game move.
+    pub fn expected(&self) -> Option<&'static str> {
+        match self {
+            Self::Margin(_) => Some("a margin from 1 to 10000 centipawns"),
+            Self::Scale(_) => Some("a positive finite scale"),
+            Self::Depth(_) => Some("a depth from 0 to 4 plies"),
+            Self::GameMove { .. } => None,
+        }
+    }
+}
+
 impl LabelOptions {
-    /// Checks every option once, before any work starts.
+    /// Checks every option once, before any work starts (the one range check:
+    /// `extract`'s flags and a recipe's `[labels]` both come here).
     pub fn check(self) -> Result<Self, LabelError> {
         if !(1..=EVAL_LIMIT).contains(&self.margin) {
             return Err(LabelError::Margin(self.margin));
@@ -132,11 +146,6 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
             values: Vec::new(),
             labels: Vec::new(),
         }
-    }
-
-    /// The options in use.
-    pub fn options(&self) -> LabelOptions {
-        self.options
     }
 
     /// Search nodes visited so far.

@@ -367,8 +367,32 @@ impl Position {
     }
 
     /// Does the side to move have any legal move? (No legal move loses in shogi.)
+    ///
+    /// The same answer as `count_legal_moves() > 0`: `haitaka`'s generator can
+    /// yield an illegal pawn-drop mate (in check it does not test for one at
+    /// all, out of check it tests only one square), so the drop set is
+    /// filtered as in [`Position::for_each_move_set`]. The search's mate tests
+    /// rest on this.
     pub fn has_legal_move(&self) -> bool {
-        self.board.generate_moves(|_| true)
+        let mut mate_drop = None;
+        let mut looked = false;
+        self.board.generate_moves(|moves| match moves {
+            PieceMoves::Drops {
+                piece: Piece::Pawn,
+                to,
+                ..
+            } => {
+                if !looked {
+                    mate_drop = self.pawn_drop_mate_square();
+                    looked = true;
+                }
+                match mate_drop {
+                    Some(square) => !to.rm(square).is_empty(),
+                    None => !to.is_empty(),
+                }
+            }
+            _ => true,
+        })
     }
 
     /// Is the side to move checkmated?
