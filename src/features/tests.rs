@@ -391,8 +391,8 @@ fn mirror_maps_relation_pairs_onto_each_other() {
         let m = set.mirror(index);
         assert_eq!(set.mirror(m), index);
         let (a, b) = (
-            describe_relation(index).unwrap(),
-            describe_relation(m).unwrap(),
+            Relation::describe(index).unwrap(),
+            Relation::describe(m).unwrap(),
         );
         assert_eq!(
             (a.piece_a.as_str(), a.piece_b.as_str()),
@@ -407,7 +407,7 @@ fn mirror_maps_relation_pairs_onto_each_other() {
     }
     // The worked example's own P 4c -> opp G 4b pairs with own P 6c -> opp G 6b.
     assert_eq!(
-        describe_relation(set.mirror(67_259)).unwrap().name,
+        Relation::describe(set.mirror(67_259)).unwrap().name,
         "own P 6c -> opp G 6b"
     );
     // Pieces on the centre file are their own mirror image.
