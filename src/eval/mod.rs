@@ -8,9 +8,11 @@ use crate::shogi::{piece_value, Color, Piece, Position, HAND_PIECES};
 
 mod choice;
 pub mod linear;
+mod ties;
 
 pub use choice::{load_evaluator, load_linear, DynEvaluator, EvalChoice};
 pub use linear::Linear;
+pub use ties::hit_probability;
 
 /// Largest magnitude an evaluator returns; mate scores lie beyond it.
 pub const EVAL_LIMIT: i32 = 10_000;
