@@ -145,7 +145,7 @@ fn an_interrupted_run_resumes_to_the_same_outputs() {
     )
     .unwrap();
     // Round 1's rounds.csv only, as after round 1.
-    kifulearn::pipeline::run::write_rounds(&b, 1).unwrap();
+    kifulearn::pipeline::reports::write_rounds(&b, 1).unwrap();
     run_once(&recipe, &b);
 
     assert_eq!(rounds_without_seconds(&b), rounds);

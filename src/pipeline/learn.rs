@@ -6,7 +6,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::recipe::Recipe;
-use super::run::{io_at, other, ExtractFigures, FitFigures, PipelineError};
+use super::figures::{ExtractFigures, FitFigures};
+use super::run::{io_at, other, PipelineError};
 use crate::eval::{DynEvaluator, EvalChoice, Material};
 use crate::features::Features;
 use crate::model::{toml_string, write_meta, Model};
