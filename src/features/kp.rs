@@ -129,6 +129,9 @@ mod tests {
         }
         // Own king 5i stays on the centre file; a pawn on 7g goes to 3g.
         let i = Kp::index(0, 44, PieceState(60));
-        assert_eq!(BaseSet::Kp.mirror(i), Kp::index(0, 44, PieceState(2 * 9 + 6)));
+        assert_eq!(
+            BaseSet::Kp.mirror(i),
+            Kp::index(0, 44, PieceState(2 * 9 + 6))
+        );
     }
 }

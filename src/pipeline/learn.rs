@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::recipe::Recipe;
 use super::figures::{ExtractFigures, FitFigures};
+use super::recipe::Recipe;
 use super::run::{io_at, other, PipelineError};
 use crate::eval::{DynEvaluator, EvalChoice, Material};
 use crate::features::Features;

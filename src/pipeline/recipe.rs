@@ -600,10 +600,19 @@ mod tests {
         let err = Recipe::parse("[inputs]\npaths = []\n", Path::new("r.toml"))
             .unwrap_err()
             .to_string();
-        assert_eq!(err, "r.toml: line 2: inputs.paths = []: at least one file or folder");
-        let err = Recipe::parse("[inputs]\npaths = [\"g\"]\n[learner]\nmethod = \"x\"\n", Path::new("r.toml"))
-            .unwrap_err()
-            .to_string();
-        assert_eq!(err, "r.toml: line 4: learner.method = x: svr, positions or selfplay");
+        assert_eq!(
+            err,
+            "r.toml: line 2: inputs.paths = []: at least one file or folder"
+        );
+        let err = Recipe::parse(
+            "[inputs]\npaths = [\"g\"]\n[learner]\nmethod = \"x\"\n",
+            Path::new("r.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "r.toml: line 4: learner.method = x: svr, positions or selfplay"
+        );
     }
 }

@@ -15,7 +15,10 @@ pub(crate) fn model_name(round: u32) -> String {
 }
 
 /// `evaluator,phase,positions,top1,top3,top5`, as `kifulearn evaluate --csv`.
-pub(crate) fn write_agreement(path: &Path, table: &[(String, Agreement)]) -> Result<(), PipelineError> {
+pub(crate) fn write_agreement(
+    path: &Path,
+    table: &[(String, Agreement)],
+) -> Result<(), PipelineError> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut rows = vec![vec![
         "evaluator".to_string(),

@@ -23,7 +23,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-
 use super::figures::{write_atomic, EvaluateFigures, ExtractFigures, Figures};
 use super::recipe::Recipe;
 use super::reports::{model_name, write_agreement, write_rounds, write_weights};
@@ -482,4 +481,3 @@ pub fn run(
         final_bin,
     })
 }
-

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use linfa::prelude::*;
 
-use super::figures::{FitFigures, Figures, MatchFigures};
+use super::figures::{Figures, FitFigures, MatchFigures};
 use super::recipe::Recipe;
 use super::run::{io_at, other, Observer, PipelineError};
 use crate::eval::{load_linear, Material};
@@ -20,7 +20,11 @@ use crate::train::{Progress, Solver, SparseDataset, SvrParams};
 
 /// Plays the round's model against the material engine (`[match]`); CSA
 /// records and `results.csv` go to `DIR/round-N/match/`.
-pub(crate) fn play_material(recipe: &Recipe, model: &Path, dir: &Path) -> Result<MatchFigures, PipelineError> {
+pub(crate) fn play_material(
+    recipe: &Recipe,
+    model: &Path,
+    dir: &Path,
+) -> Result<MatchFigures, PipelineError> {
     use crate::arena::{default_openings, read_openings, run_match, MatchConfig};
     let start = Instant::now();
     let openings = match &recipe.arena.openings {

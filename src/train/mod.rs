@@ -23,7 +23,6 @@ pub mod ranking;
 pub mod streaming;
 pub mod svr;
 
-
 pub use streaming::{
     train_streaming, EpochStats, StreamingEvent, StreamingFit, StreamingParams,
     StreamingValidParams,

@@ -28,9 +28,9 @@ use linfa::ParamGuard;
 use ndarray::{Array1, Array2};
 use sprs::CsMatI;
 
+use super::objective::{primal_value, L2SvrObjective, Rows};
 use super::TrainError;
 use crate::model::Model;
-use super::objective::{primal_value, L2SvrObjective, Rows};
 
 /// Largest column count the dense solver accepts.
 pub const DENSE_MAX_FEATURES: usize = 4096;
