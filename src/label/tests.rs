@@ -21,7 +21,7 @@ fn reference_ab(
 ) -> i32 {
     let moves = pos.legal_moves();
     if moves.is_empty() {
-        return -MATE;
+        return -LABEL_MATE;
     }
     if depth == 0 && (!quiescence || ply >= 96) {
         return Material.evaluate(pos);
@@ -67,7 +67,7 @@ fn alpha_beta_equals_an_unordered_search_on_real_positions() {
     let positions = floodgate_positions(8);
     let mut checked = 0;
     for quiescence in [true, false] {
-        let mut s = Searcher::new(&Material, quiescence);
+        let mut s = LabelSearcher::new(&Material, quiescence);
         for pos in positions.iter().step_by(7) {
             for mv in pos.legal_moves() {
                 let mut sib = pos.clone();

@@ -20,13 +20,13 @@ pub struct Recipe {
     pub split: Split,
     /// The feature set.
     #[serde(default)]
-    pub features: Features,
+    pub features: FeaturesTable,
     /// How siblings are labelled.
     #[serde(default)]
     pub labels: Labels,
     /// How the model is trained.
     #[serde(default)]
-    pub solver: Solver,
+    pub solver: SolverTable,
     /// How many extract → fit → evaluate rounds; round 1 labels with material,
     /// later rounds relabel with the previous round's model.
     #[serde(default = "one")]
@@ -152,7 +152,7 @@ pub struct Split {
 /// `[features]`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Features {
+pub struct FeaturesTable {
     /// Feature-set name, sets joined by commas (`relation`, `relation,material`).
     #[serde(default = "default_features")]
     pub set: String,
@@ -197,7 +197,7 @@ impl Labels {
 /// `[solver]`: L2-regularized L2-loss SVR (liblinear `-s 11` / `-s 12`) or dense.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Solver {
+pub struct SolverTable {
     /// `primal` (Newton with line search), `dual` (coordinate descent) or `dense` (linfa-linear).
     #[serde(default = "default_solver")]
     pub name: String,
@@ -314,7 +314,7 @@ macro_rules! default_from_serde {
         }
     )*};
 }
-default_from_serde!(Split, Features, Labels, Solver, Evaluate);
+default_from_serde!(Split, FeaturesTable, Labels, SolverTable, Evaluate);
 
 /// A recipe that could not be read: the file and what is wrong (with the key and line).
 #[derive(Debug, thiserror::Error)]

@@ -175,7 +175,7 @@ pub struct RunResult {
 }
 
 /// Runs every round of `recipe` into `out`, skipping steps an earlier run completed.
-pub fn run(
+pub fn run_recipe(
     recipe: &Recipe,
     out: &Path,
     observer: Arc<dyn Observer>,
