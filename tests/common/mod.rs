@@ -147,27 +147,9 @@ pub fn shared(path: &str) -> Option<PathBuf> {
     peer(p.exists(), &format!("../shared/{path}")).then_some(p)
 }
 
-/// A file under `fixtures/`.
-pub fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(path)
-}
+#[path = "../../src/testdata/files.rs"]
+mod files;
 
-/// The first `n` bundled floodgate opening lines: `fixtures/floodgate-30.sfen`
-/// (the first 30 of `../shared/kifu/floodgate2016-openings.sfen`), then the
-/// 575 of `fixtures/openings/match.sfen`.
-pub fn floodgate_lines(n: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    for file in ["floodgate-30.sfen", "openings/match.sfen"] {
-        let text = std::fs::read_to_string(fixture(file)).unwrap();
-        lines.extend(
-            text.lines()
-                .filter(|l| !l.trim().is_empty())
-                .map(String::from),
-        );
-    }
-    assert!(n <= lines.len(), "only {} bundled lines", lines.len());
-    lines.truncate(n);
-    lines
-}
+/// `fixture(PATH)`: a file under `fixtures/`; `floodgate_lines(n)`: the
+/// bundled floodgate opening lines (the same as the unit tests' `crate::testdata`).
+pub use files::{fixture, floodgate_lines};

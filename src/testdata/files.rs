@@ -1,10 +1,8 @@
-//! Test data for the unit tests in `src/`, all from `fixtures/` (so they run
-//! without `../shared`): the bundled floodgate opening lines and liblinear's
-//! golden example.
+//! The bundled test files, with `std` only: shared by the unit tests
+//! (`crate::testdata`) and the integration tests (`tests/common`, which
+//! includes this file by path), so both read the same lines the same way.
 
 use std::path::{Path, PathBuf};
-
-use crate::shogi::Position;
 
 /// A file under `fixtures/`.
 pub fn fixture(path: &str) -> PathBuf {
@@ -32,20 +30,4 @@ pub fn floodgate_lines(n: usize) -> Vec<String> {
     assert!(n <= lines.len(), "only {} bundled lines", lines.len());
     lines.truncate(n);
     lines
-}
-
-/// Every position (from the start, each ply) of the first `games` bundled
-/// floodgate lines, replayed with `Position::play_usi`.
-pub fn floodgate_positions(games: usize) -> Vec<Position> {
-    let mut out = Vec::new();
-    for line in floodgate_lines(games) {
-        let mut pos = Position::startpos();
-        out.push(pos.clone());
-        let moves = line.split_once(" moves ").map_or("", |(_, m)| m);
-        for mv in moves.split_whitespace() {
-            pos.play_usi(mv).unwrap();
-            out.push(pos.clone());
-        }
-    }
-    out
 }
