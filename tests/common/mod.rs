@@ -152,4 +152,5 @@ mod files;
 
 /// `fixture(PATH)`: a file under `fixtures/`; `floodgate_lines(n)`: the
 /// bundled floodgate opening lines (the same as the unit tests' `crate::testdata`).
+#[allow(unused_imports)] // not every test crate uses both
 pub use files::{fixture, floodgate_lines};
