@@ -42,7 +42,7 @@ use linfa::ParamGuard;
 use rayon::prelude::*;
 
 use super::TrainError;
-use crate::engine::agreement::hit_probability;
+use crate::eval::hit_probability;
 use crate::extract::in_ply_range;
 use crate::features::{dot, FeatureSet, GradientSink};
 use crate::model::Model;
