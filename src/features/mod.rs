@@ -24,7 +24,10 @@ pub use describe::{
 };
 pub use kp::{Kp, KP_DIMENSION};
 pub use material::{Material, MATERIAL_DIMENSION};
-pub use relation::{attack_code, Relation, RELATION_DIMENSION, RELATION_STATES};
+pub use relation::{
+    attack_code, Relation, TypedRelation, ATTACK_CODES, RELATION_DIMENSION, RELATION_STATES,
+    TYPED_RELATION_DIMENSION,
+};
 pub use state::{mirror_square, PieceState, PIECE_STATES};
 
 use crate::shogi::{Color, Position};
@@ -181,11 +184,18 @@ pub enum BaseSet {
     Material,
     /// Every piece's state relative to each king.
     Kp,
+    /// The relation set with the attack type folded into the index, value 1.
+    TypedRelation,
 }
 
 impl BaseSet {
     /// Every base set, as named on the command line.
-    pub const ALL: [BaseSet; 3] = [BaseSet::Relation, BaseSet::Material, BaseSet::Kp];
+    pub const ALL: [BaseSet; 4] = [
+        BaseSet::Relation,
+        BaseSet::Material,
+        BaseSet::Kp,
+        BaseSet::TypedRelation,
+    ];
 
     /// The name on the command line.
     pub fn name(self) -> &'static str {
@@ -193,6 +203,7 @@ impl BaseSet {
             BaseSet::Relation => "relation",
             BaseSet::Material => "material",
             BaseSet::Kp => "kp",
+            BaseSet::TypedRelation => "relation-typed",
         }
     }
 
@@ -201,6 +212,7 @@ impl BaseSet {
             BaseSet::Relation => Relation.dimension(),
             BaseSet::Material => Material.dimension(),
             BaseSet::Kp => Kp.dimension(),
+            BaseSet::TypedRelation => TypedRelation.dimension(),
         }
     }
 
@@ -211,6 +223,7 @@ impl BaseSet {
             BaseSet::Relation => Relation.visit(pos, view, sink),
             BaseSet::Material => Material.visit(pos, view, sink),
             BaseSet::Kp => Kp.visit(pos, view, sink),
+            BaseSet::TypedRelation => TypedRelation.visit(pos, view, sink),
         }
     }
 
@@ -223,6 +236,7 @@ impl BaseSet {
             BaseSet::Relation => Relation::mirror(index),
             BaseSet::Material => Material::mirror(index),
             BaseSet::Kp => Kp::mirror(index),
+            BaseSet::TypedRelation => TypedRelation::mirror(index),
         }
     }
 
@@ -233,6 +247,7 @@ impl BaseSet {
             BaseSet::Relation => Relation::describe(index),
             BaseSet::Material => Material::describe(index),
             BaseSet::Kp => Kp::describe(index),
+            BaseSet::TypedRelation => TypedRelation::describe(index),
         }
     }
 
@@ -256,7 +271,7 @@ pub struct Features {
 /// A feature-set name that is not known, empty, or repeated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid feature set {text:?}: {reason} (known sets: relation, material, kp; combine with commas; add `mirror` to tie left-right mirror images)"
+    "invalid feature set {text:?}: {reason} (known sets: relation, material, kp, relation-typed; combine with commas; add `mirror` to tie left-right mirror images)"
 )]
 pub struct FeaturesError {
     /// The text given.

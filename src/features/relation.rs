@@ -120,30 +120,38 @@ impl Relation {
     }
 }
 
+/// Every ordered pair (A, B) with B's square in A's effect, as
+/// `(state(A) × 2268 + state(B), attack code)`: the one traversal of both
+/// relation sets.
+#[inline(always)]
+fn for_each_pair(pos: &Position, view: Color, mut emit: impl FnMut(u32, u8)) {
+    let effects = Effects::new(pos);
+    let occupied = pos.board().occupied();
+    // Per-square state, colour and kind, so that each target is a table look-up.
+    let mut on = [(0u32, Color::Black, Piece::Pawn); 81];
+    for p in effects.pieces() {
+        on[p.square as usize] = (
+            Relation::state(view, p.color, p.piece, p.square).0,
+            p.color,
+            p.piece,
+        );
+    }
+    for a in effects.pieces() {
+        let base = on[a.square as usize].0 * RELATION_STATES;
+        for b_square in a.effect & occupied {
+            let (b_state, b_color, b_piece) = on[b_square as usize];
+            let code = attack_code(
+                &effects, a.color, a.piece, a.square, b_color, b_piece, b_square,
+            );
+            emit(base + b_state, code);
+        }
+    }
+}
+
 impl FeatureSet for Relation {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
-        let effects = Effects::new(pos);
-        let occupied = pos.board().occupied();
-        // Per-square state, colour and kind, so that each target is a table look-up.
-        let mut on = [(0u32, Color::Black, Piece::Pawn); 81];
-        for p in effects.pieces() {
-            on[p.square as usize] = (
-                Self::state(view, p.color, p.piece, p.square).0,
-                p.color,
-                p.piece,
-            );
-        }
-        for a in effects.pieces() {
-            let base = on[a.square as usize].0 * RELATION_STATES + 1;
-            for b_square in a.effect & occupied {
-                let (b_state, b_color, b_piece) = on[b_square as usize];
-                let code = attack_code(
-                    &effects, a.color, a.piece, a.square, b_color, b_piece, b_square,
-                );
-                sink.feature(base + b_state, code as f32);
-            }
-        }
+        for_each_pair(pos, view, |pair, code| sink.feature(pair + 1, code as f32));
     }
 
     fn dimension(&self) -> u32 {
@@ -152,5 +160,73 @@ impl FeatureSet for Relation {
 
     fn name(&self) -> String {
         "relation".into()
+    }
+}
+
+/// Attack codes per relation index (1..=10).
+pub const ATTACK_CODES: u32 = 10;
+
+/// Dimension of the `relation-typed` set: every relation pair × every attack code.
+pub const TYPED_RELATION_DIMENSION: u32 = RELATION_DIMENSION * ATTACK_CODES;
+
+/// The DESIGN variant of the relation set with the attack type folded into
+/// the index: the pair (A, B) with attack code c (1..10) is index
+/// `(state(A) × 2268 + state(B)) × 10 + c`, value 1. Each (pair, code) gets its
+/// own weight, instead of one weight per pair multiplied by a code of 1 to 10
+/// (where a hanging piece, code 7, weighs 7 times what a defending one does
+/// whatever the weight says).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TypedRelation;
+
+impl TypedRelation {
+    /// The index (1-based) of pair (A, B) with attack code `code` (1..=10).
+    #[inline(always)]
+    pub fn index(a: PieceState, b: PieceState, code: u32) -> u32 {
+        (Relation::index(a, b) - 1) * ATTACK_CODES + code
+    }
+
+    /// The pair and attack code of an index in `1..=TYPED_RELATION_DIMENSION`.
+    #[inline(always)]
+    pub fn decode(index: u32) -> (PieceState, PieceState, u32) {
+        let i = index - 1;
+        let (a, b) = Relation::decode(i / ATTACK_CODES + 1);
+        (a, b, i % ATTACK_CODES + 1)
+    }
+
+    /// The index of the left–right mirror image: both squares reflected, the same code.
+    #[inline(always)]
+    pub fn mirror(index: u32) -> u32 {
+        let (a, b, code) = Self::decode(index);
+        Self::index(a.mirrored(), b.mirrored(), code)
+    }
+
+    /// What an index stands for (`own P 4c -> opp G 4b code 5`); `None` outside
+    /// `1..=TYPED_RELATION_DIMENSION`.
+    pub fn describe(index: u32) -> Option<FeatureName> {
+        if index == 0 || index > TYPED_RELATION_DIMENSION {
+            return None;
+        }
+        let (a, b, code) = Self::decode(index);
+        let mut name = Relation::describe(Relation::index(a, b))?;
+        name.set = "relation-typed";
+        name.name = format!("{} code {code}", name.name);
+        Some(name)
+    }
+}
+
+impl FeatureSet for TypedRelation {
+    #[inline]
+    fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
+        for_each_pair(pos, view, |pair, code| {
+            sink.feature(pair * ATTACK_CODES + code as u32, 1.0)
+        });
+    }
+
+    fn dimension(&self) -> u32 {
+        TYPED_RELATION_DIMENSION
+    }
+
+    fn name(&self) -> String {
+        "relation-typed".into()
     }
 }

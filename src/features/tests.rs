@@ -449,3 +449,50 @@ fn mirror_option_parses_once_and_needs_a_set() {
     assert_eq!(f.to_string(), "material,mirror");
     assert!(f.mirrored());
 }
+
+#[test]
+fn typed_relation_folds_each_attack_code_into_the_index() {
+    // Row by row, `relation-typed` is `relation` with (pair i, code c) sent to
+    // ((i − 1) × 10 + c, 1): the same pairs, one index per code.
+    let (mut a, mut b) = (RowBuilder::new(), RowBuilder::new());
+    let mut codes = [0usize; 11];
+    for pos in floodgate_positions(40) {
+        for view in [B, W] {
+            let plain = a.build(&Relation, &pos, view).to_vec();
+            let typed = b.build(&TypedRelation, &pos, view).to_vec();
+            let folded: Vec<(u32, f32)> = plain
+                .iter()
+                .map(|&(i, c)| ((i - 1) * ATTACK_CODES + c as u32, 1.0))
+                .collect();
+            assert_eq!(typed, folded, "{}", pos.to_sfen());
+            for &(i, _) in &typed {
+                let (s_a, s_b, code) = TypedRelation::decode(i);
+                assert_eq!(TypedRelation::index(s_a, s_b, code), i);
+                codes[code as usize] += 1;
+                let m = TypedRelation::mirror(i);
+                assert_eq!(TypedRelation::mirror(m), i);
+                assert_eq!(TypedRelation::decode(m).2, code);
+                assert_eq!(
+                    Relation::mirror(Relation::index(s_a, s_b)),
+                    Relation::index(TypedRelation::decode(m).0, TypedRelation::decode(m).1)
+                );
+            }
+        }
+    }
+    // The common codes all occur in 40 opening positions (a check is rarer).
+    assert!(
+        [1, 2, 3, 4, 5, 7].iter().all(|&c| codes[c] > 0),
+        "{codes:?}"
+    );
+    let named = TypedRelation::describe(TypedRelation::index(
+        Relation::decode(67_259).0,
+        Relation::decode(67_259).1,
+        7,
+    ))
+    .unwrap();
+    assert_eq!(named.name, "own P 4c -> opp G 4b code 7");
+    assert_eq!(named.set, "relation-typed");
+    assert_eq!(TypedRelation::describe(TYPED_RELATION_DIMENSION + 1), None);
+    let f: Features = "relation-typed,material".parse().unwrap();
+    assert_eq!(f.dimension(), TYPED_RELATION_DIMENSION + MATERIAL_DIMENSION);
+}
