@@ -60,7 +60,7 @@ fn fit_refuses_a_libsvm_index_beyond_the_limit() {
     let data = d.join("a.svm");
     std::fs::write(&data, HUGE_INDEX).unwrap();
     let want = format!(
-        "{}:1: index 4294967295 is beyond the limit of 16777216 features",
+        "{}:1: index 4294967295 is beyond the limit of 134217728 features",
         data.display()
     );
     let model = d.join("m.model");
@@ -83,7 +83,7 @@ fn predict_refuses_a_libsvm_index_beyond_the_limit() {
     )
     .unwrap();
     let want = format!(
-        "{}:1: index 4294967295 is beyond the limit of 16777216 features",
+        "{}:1: index 4294967295 is beyond the limit of 134217728 features",
         data.display()
     );
     let pred = d.join("p.txt");
@@ -100,7 +100,7 @@ fn a_huge_nr_feature_is_refused_by_predict_evaluate_and_usi() {
     let data = d.join("a.svm");
     std::fs::write(&data, "0.5 1:1\n").unwrap();
     let want = format!(
-        "{}: line 3: nr_feature 4294967295 is beyond the limit of 16777216 features",
+        "{}: line 3: nr_feature 4294967295 is beyond the limit of 134217728 features",
         model.display()
     );
     let pred = d.join("p.txt");
