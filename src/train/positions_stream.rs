@@ -113,49 +113,70 @@ impl PositionFiles {
         self.total == 0
     }
 
-    /// Records `start..start + count` as samples (decoded in parallel), and
-    /// the number that do not decode.
-    fn read(&self, start: u64, count: u64) -> Result<(Vec<Sample>, u64), StreamError> {
-        let (mut samples, mut bad) = (Vec::with_capacity(count as usize), 0);
-        let mut first = 0u64;
-        let end = start + count;
+    /// The records of `blocks` (each `start..start + count`), in order, as
+    /// samples (decoded in parallel), and the number that do not decode.
+    fn read(&self, blocks: &[(u64, u64)]) -> Result<(Vec<Sample>, u64), StreamError> {
         let mut bytes = Vec::new();
-        for (path, format, records) in &self.files {
-            let (lo, hi) = (start.max(first), end.min(first + records));
-            if lo < hi {
-                let len = format.record_len() as u64;
-                let mut file = File::open(path).map_err(io_error(path))?;
-                file.seek(SeekFrom::Start((lo - first) * len))
-                    .map_err(io_error(path))?;
-                bytes.clear();
-                file.take((hi - lo) * len)
-                    .read_to_end(&mut bytes)
-                    .map_err(io_error(path))?;
-                let decoded: Vec<Option<Sample>> = bytes
-                    .par_chunks(len as usize)
-                    .map(|b| {
-                        (b.len() == len as usize)
-                            .then(|| format.decode(b).ok().map(Sample::from_record))
-                            .flatten()
-                    })
-                    .collect();
-                // Records missing at the end of a file that shrank count as undecodable.
-                bad += (hi - lo) - decoded.len() as u64;
-                for s in decoded {
-                    match s {
-                        Some(s) => samples.push(s),
-                        None => bad += 1,
-                    }
+        // (format, offset in `bytes`) of each record read, and records missing
+        // (a partial last record, or a file that shrank since it was measured).
+        let mut records: Vec<(PositionFormat, usize)> = Vec::new();
+        let mut missing = 0;
+        let mut open: Option<(usize, File)> = None;
+        for &(start, count) in blocks {
+            let end = start + count;
+            let mut first = 0u64;
+            for (f, (path, format, n)) in self.files.iter().enumerate() {
+                let (lo, hi) = (start.max(first), end.min(first + n));
+                if lo < hi {
+                    let len = format.record_len() as u64;
+                    let file = match &mut open {
+                        Some((g, file)) if *g == f => file,
+                        _ => {
+                            &mut open
+                                .insert((f, File::open(path).map_err(io_error(path))?))
+                                .1
+                        }
+                    };
+                    file.seek(SeekFrom::Start((lo - first) * len))
+                        .map_err(io_error(path))?;
+                    let at = bytes.len();
+                    file.take((hi - lo) * len)
+                        .read_to_end(&mut bytes)
+                        .map_err(io_error(path))?;
+                    let got = (bytes.len() - at) as u64 / len;
+                    records.extend((0..got).map(|r| (*format, at + (r * len) as usize)));
+                    missing += (hi - lo) - got;
+                }
+                first += n;
+                if first >= end {
+                    break;
                 }
             }
-            first += records;
-            if first >= end {
-                break;
+        }
+        let decoded: Vec<Option<Sample>> = records
+            .par_iter()
+            .map(|&(format, at)| {
+                format
+                    .decode(&bytes[at..at + format.record_len()])
+                    .ok()
+                    .map(Sample::from_record)
+            })
+            .collect();
+        let mut bad = missing;
+        let mut samples = Vec::with_capacity(decoded.len());
+        for s in decoded {
+            match s {
+                Some(s) => samples.push(s),
+                None => bad += 1,
             }
         }
         Ok((samples, bad))
     }
 }
+
+/// Records per block: a chunk of position-file records is a set of blocks
+/// spread over all the files, so that it mixes many games.
+const BLOCK: u64 = 32;
 
 /// What the streaming learner reads: position files, then game records
 /// scored by `teacher` (a `depth`-ply search, positions from ply `skip`).
@@ -172,16 +193,20 @@ pub struct StreamData<'a, E> {
     pub skip: usize,
 }
 
-/// One chunk: a range of file records or of games, with its nominal size.
-#[derive(Clone, Copy, Debug)]
+/// One chunk: blocks of file records (`first`, `first + stride`, … —
+/// `blocks` of them, of `block` records), or games (`first`, `first +
+/// stride`, …, split where they would exceed the chunk), with its nominal size.
+#[derive(Clone, Debug)]
 enum Chunk {
     Records {
-        start: u64,
-        count: u64,
+        first: u64,
+        stride: u64,
+        blocks: u64,
+        block: u64,
+        records: u64,
     },
     Games {
-        start: usize,
-        end: usize,
+        games: Vec<usize>,
         positions: u64,
     },
 }
@@ -190,7 +215,7 @@ impl Chunk {
     /// Positions it holds at most (file records, or the games' plies from `skip`).
     fn nominal(&self) -> u64 {
         match *self {
-            Chunk::Records { count, .. } => count,
+            Chunk::Records { records, .. } => records,
             Chunk::Games { positions, .. } => positions,
         }
     }
@@ -206,35 +231,48 @@ impl<E: Evaluator> StreamData<'_, E> {
         (game.moves.len() + 1).saturating_sub(self.skip) as u64
     }
 
-    /// The chunks of at most `chunk` positions (a game longer than `chunk` is a chunk of its own).
+    /// The chunks. File records: blocks of [`BLOCK`] records (fewer when
+    /// `chunk` is smaller) dealt to the chunks in turn, at most `chunk`
+    /// records a chunk; one chunk holds the records in file order. Games:
+    /// dealt in turn to as many chunks as `chunk` positions fill (a chunk
+    /// holds about `chunk` positions, more when games differ in length).
     fn chunks(&self, chunk: usize) -> Vec<Chunk> {
         let c = chunk.max(1) as u64;
-        let mut out: Vec<Chunk> = (0..self.files.len().div_ceil(c))
-            .map(|k| Chunk::Records {
-                start: k * c,
-                count: c.min(self.files.len() - k * c),
+        let n = self.files.len();
+        let block = BLOCK.min(c);
+        let all = n.div_ceil(block);
+        let per = c / block;
+        let count = all.div_ceil(per);
+        let mut out: Vec<Chunk> = (0..count)
+            .map(|first| {
+                let blocks = (all - first).div_ceil(count);
+                let last = first + (blocks - 1) * count;
+                Chunk::Records {
+                    first,
+                    stride: count,
+                    blocks,
+                    block,
+                    records: (blocks - 1) * block + block.min(n - last * block),
+                }
             })
             .collect();
-        let mut start = 0;
-        let mut positions = 0;
-        for (i, g) in self.games.iter().enumerate() {
-            let n = self.game_len(g);
-            if i > start && positions + n > c {
-                out.push(Chunk::Games {
-                    start,
-                    end: i,
-                    positions,
-                });
-                (start, positions) = (i, 0);
+        let total: u64 = self.games.iter().map(|g| self.game_len(g)).sum();
+        let count = (total.div_ceil(c) as usize).clamp(1, self.games.len().max(1));
+        for first in 0..count.min(self.games.len()) {
+            let (mut games, mut positions) = (Vec::new(), 0);
+            for i in (first..self.games.len()).step_by(count) {
+                let len = self.game_len(&self.games[i]);
+                if !games.is_empty() && positions + len > c {
+                    out.push(Chunk::Games {
+                        games: std::mem::take(&mut games),
+                        positions,
+                    });
+                    positions = 0;
+                }
+                games.push(i);
+                positions += len;
             }
-            positions += n;
-        }
-        if start < self.games.len() {
-            out.push(Chunk::Games {
-                start,
-                end: self.games.len(),
-                positions,
-            });
+            out.push(Chunk::Games { games, positions });
         }
         out
     }
@@ -242,19 +280,31 @@ impl<E: Evaluator> StreamData<'_, E> {
 
 impl<E: Evaluator + Sync> StreamData<'_, E> {
     /// The chunk's samples and the number of file records that do not decode.
-    fn samples(&self, chunk: Chunk) -> Result<(Vec<Sample>, u64), StreamError> {
-        match chunk {
-            Chunk::Records { start, count } => self.files.read(start, count),
-            Chunk::Games { start, end, .. } => Ok((
-                samples_from_games(
-                    &self.games[start..end],
-                    self.teacher,
-                    self.depth,
-                    self.skip,
-                    || {},
-                ),
-                0,
-            )),
+    fn samples(&self, chunk: &Chunk) -> Result<(Vec<Sample>, u64), StreamError> {
+        match *chunk {
+            Chunk::Records {
+                first,
+                stride,
+                blocks,
+                block,
+                ..
+            } => {
+                let n = self.files.len();
+                let ranges: Vec<(u64, u64)> = (0..blocks)
+                    .map(|m| {
+                        let start = (first + m * stride) * block;
+                        (start, block.min(n - start))
+                    })
+                    .collect();
+                self.files.read(&ranges)
+            }
+            Chunk::Games { ref games, .. } => {
+                let games: Vec<Game> = games.iter().map(|&i| self.games[i].clone()).collect();
+                Ok((
+                    samples_from_games(&games, self.teacher, self.depth, self.skip, || {}),
+                    0,
+                ))
+            }
         }
     }
 }
@@ -497,7 +547,7 @@ impl<'d, 'a, E: Evaluator + Sync> Pass<'d, 'a, E> {
                 return Ok((leaves, true, 0));
             }
         }
-        let (samples, bad) = self.data.samples(self.chunks[k])?;
+        let (samples, bad) = self.data.samples(&self.chunks[k])?;
         let leaves = Leaves::build(features, &Material, &samples);
         drop(samples);
         if let Some(cache) = &mut self.cache {
