@@ -23,7 +23,8 @@
 //! Weights are kept in centipawns while learning and written in model units
 //! (centipawns / 10000), so the model plays in [`crate::eval::Linear`] like any
 //! other. Leaves and rows are built once, in parallel, and held in memory
-//! (compressed sparse rows); the epochs then run over shuffled mini-batches
+//! (compressed sparse rows; [`super::positions_stream`] streams them in
+//! chunks instead, with the same steps); the epochs then run over shuffled mini-batches
 //! with Adam, one gradient buffer per thread, in a fixed summation order, so a
 //! run is reproducible for a given seed and thread count.
 //!
@@ -196,7 +197,17 @@ impl Leaves {
                 out
             })
             .collect();
-        let mut all = Leaves::default();
+        // Sized once: growing by doubling would hold up to twice the rows.
+        let rows: usize = parts.iter().map(Leaves::len).sum();
+        let nonzeros: usize = parts.iter().map(Leaves::nonzeros).sum();
+        let mut all = Leaves {
+            start: Vec::with_capacity(rows + 1),
+            index: Vec::with_capacity(nonzeros),
+            value: Vec::with_capacity(nonzeros),
+            sign: Vec::with_capacity(rows),
+            score: Vec::with_capacity(rows),
+            result: Vec::with_capacity(rows),
+        };
         for p in parts {
             all.append(p);
         }

@@ -359,6 +359,8 @@ pub struct StreamFit {
     pub skipped: u64,
     /// Bytes of leaf cache written (0 without a cache).
     pub cache_bytes: u64,
+    /// Chunks of training data per epoch.
+    pub chunks: usize,
 }
 
 /// A file of encoded leaf chunks, indexed by chunk; removed on drop.
@@ -430,14 +432,8 @@ const FLOATS: u8 = 2;
 /// Rows as bytes: per row sign (i8), score and result (f32), nonzeros (u32),
 /// value kind (u8), indices (u32) and values (by kind); little-endian.
 fn encode(leaves: &Leaves) -> Vec<u8> {
-    let mut out = Vec::with_capacity(leaves.len() * 16 + leaves.nonzeros() * 5);
-    for i in 0..leaves.len() {
-        let (idx, val) = leaves.row(i);
-        out.push(leaves.sign[i] as i8 as u8);
-        out.extend_from_slice(&leaves.score[i].to_le_bytes());
-        out.extend_from_slice(&leaves.result[i].to_le_bytes());
-        out.extend_from_slice(&(idx.len() as u32).to_le_bytes());
-        let kind = if val.iter().all(|&v| v == 1.0) {
+    let kind = |val: &[f32]| {
+        if val.iter().all(|&v| v == 1.0) {
             ONES
         } else if val
             .iter()
@@ -446,7 +442,22 @@ fn encode(leaves: &Leaves) -> Vec<u8> {
             BYTES
         } else {
             FLOATS
-        };
+        }
+    };
+    let kinds: Vec<u8> = (0..leaves.len()).map(|i| kind(leaves.row(i).1)).collect();
+    let size: usize = (0..leaves.len())
+        .map(|i| {
+            let nnz = leaves.row(i).0.len();
+            14 + 4 * nnz + [0, 1, 4][kinds[i] as usize] * nnz
+        })
+        .sum();
+    let mut out = Vec::with_capacity(size);
+    for (i, &kind) in kinds.iter().enumerate() {
+        let (idx, val) = leaves.row(i);
+        out.push(leaves.sign[i] as i8 as u8);
+        out.extend_from_slice(&leaves.score[i].to_le_bytes());
+        out.extend_from_slice(&leaves.result[i].to_le_bytes());
+        out.extend_from_slice(&(idx.len() as u32).to_le_bytes());
         out.push(kind);
         for &j in idx {
             out.extend_from_slice(&j.to_le_bytes());
@@ -472,7 +483,13 @@ fn decode(mut bytes: &[u8]) -> Option<Leaves> {
     fn four(bytes: &mut &[u8]) -> Option<[u8; 4]> {
         take(bytes, 4)?.try_into().ok()
     }
-    let mut leaves = Leaves::default();
+    // At most a nonzero per 4 bytes and a row per 14: no growing by doubling.
+    let mut leaves = Leaves {
+        start: Vec::with_capacity(bytes.len() / 14 + 1),
+        index: Vec::with_capacity(bytes.len() / 4),
+        value: Vec::with_capacity(bytes.len() / 4),
+        ..Leaves::default()
+    };
     leaves.start.push(0);
     while !bytes.is_empty() {
         leaves.sign.push(f32::from(take(&mut bytes, 1)?[0] as i8));
@@ -599,6 +616,7 @@ pub fn fit_stream<E: Evaluator + Sync>(
         held_out: 0,
         skipped: 0,
         cache_bytes: 0,
+        chunks: pass.chunks.len(),
     };
     for epoch in 1..=params.epochs {
         let t0 = Instant::now();

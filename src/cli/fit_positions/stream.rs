@@ -144,8 +144,9 @@ pub fn run(
         );
     }
     eprintln!(
-        "positions: {} training positions ({} with a result, {} nonzeros), {} held out; leaf cache {:.0} MB",
+        "positions: {} training positions in {} chunks ({} with a result, {} nonzeros), {} held out; leaf cache {:.0} MB",
         fitted.positions,
+        fitted.chunks,
         fitted.with_result,
         fitted.nonzeros,
         fitted.held_out,
