@@ -64,8 +64,8 @@ fn position_files(dir: &Path) -> Vec<PathBuf> {
                     score: s.score as i16,
                     best_move: None,
                     result: match s.result {
-                        Some(r) if r == 1.0 => GameResult::Win,
-                        Some(r) if r == 0.0 => GameResult::Loss,
+                        Some(1.0) => GameResult::Win,
+                        Some(0.0) => GameResult::Loss,
                         Some(_) => GameResult::Draw,
                         None => GameResult::Unknown,
                     },

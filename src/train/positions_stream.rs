@@ -731,13 +731,14 @@ mod tests {
 
     #[test]
     fn leaf_rows_survive_the_cache_encoding() {
-        let mut leaves = Leaves::default();
-        leaves.start = vec![0, 3, 5, 5, 7];
-        leaves.index = vec![0, 7, 9, 1, 2, 4_000_000, 3];
-        leaves.value = vec![1.0, 1.0, 1.0, 2.0, -3.0, 0.25, 1.0];
-        leaves.sign = vec![1.0, -1.0, 1.0, -1.0];
-        leaves.score = vec![120.0, -3000.0, 0.0, 7.0];
-        leaves.result = vec![1.0, NO_RESULT, 0.5, 0.0];
+        let leaves = Leaves {
+            start: vec![0, 3, 5, 5, 7],
+            index: vec![0, 7, 9, 1, 2, 4_000_000, 3],
+            value: vec![1.0, 1.0, 1.0, 2.0, -3.0, 0.25, 1.0],
+            sign: vec![1.0, -1.0, 1.0, -1.0],
+            score: vec![120.0, -3000.0, 0.0, 7.0],
+            result: vec![1.0, NO_RESULT, 0.5, 0.0],
+        };
         let bytes = encode(&leaves);
         let back = decode(&bytes).unwrap();
         assert_eq!(back.start, leaves.start);
