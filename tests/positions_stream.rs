@@ -202,12 +202,7 @@ fn the_leaf_cache_changes_nothing() {
     assert!(without.iter().all(|&(_, _, _, cached)| !cached));
     assert!(a.cache_bytes > 0 && b.cache_bytes == 0);
     // Gone when the learner returns.
-    let left: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .filter(|n| n.to_string_lossy().contains("leaves-tmp"))
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    assert_no_cache_left(&dir);
 }
 
 #[test]
@@ -307,14 +302,19 @@ fn cli_streams_with_chunk_and_counts_bad_records() {
     let n = in_memory_len(&files);
     assert!(meta.contains(&format!("positions = {n}")), "{meta}");
     assert!(kifulearn::model::Model::load(&model).is_ok());
-    let left: Vec<_> = std::fs::read_dir(&dir)
+    assert_no_cache_left(&dir);
+}
+
+fn in_memory_len(files: &[PathBuf]) -> usize {
+    samples_from_position_files(files).unwrap().0.len()
+}
+
+/// No leaf-cache file (`*.leaves-tmp*`) is left in `dir`.
+fn assert_no_cache_left(dir: &Path) {
+    let left: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .filter(|n| n.to_string_lossy().contains("leaves-tmp"))
         .collect();
     assert!(left.is_empty(), "{left:?}");
-}
-
-fn in_memory_len(files: &[PathBuf]) -> usize {
-    samples_from_position_files(files).unwrap().0.len()
 }
