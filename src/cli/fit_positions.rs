@@ -19,6 +19,8 @@ use super::fit::{LearnerArgs, ModelOut};
 use super::fit_ranking::read_games;
 use super::CliResult;
 
+mod stream;
+
 /// Options of `--method positions`.
 #[derive(ClapArgs)]
 #[command(next_help_heading = "Positions learner (--method positions)")]
@@ -53,6 +55,15 @@ pub struct PositionsArgs {
     /// Worker threads [default: all cores].
     #[arg(long = "threads")]
     threads: Option<usize>,
+    /// Stream the data in chunks of N positions (memory bounded by N); 0 holds
+    /// everything in memory [default: 65536 when the position files hold over
+    /// 524,288 records, else 0].
+    #[arg(long)]
+    chunk: Option<usize>,
+    /// Streaming: build the leaves again every epoch instead of caching them
+    /// in a temporary file next to the model.
+    #[arg(long)]
+    no_leaf_cache: bool,
 }
 
 impl PositionsArgs {
@@ -69,6 +80,8 @@ impl PositionsArgs {
             (!self.held_out_records.is_empty(), "--held-out-records"),
             (self.skip.is_some(), "--skip-plies"),
             (self.threads.is_some(), "--threads"),
+            (self.chunk.is_some(), "--chunk"),
+            (self.no_leaf_cache, "--no-leaf-cache"),
         ]
         .into_iter()
         .find_map(|(given, name)| given.then_some(name))
@@ -98,6 +111,9 @@ pub fn run(
     args: &PositionsArgs,
     shared: &LearnerArgs,
 ) -> CliResult {
+    if let Some(chunk) = stream::chunk(records, args)? {
+        return stream::run(records, out, prior, args, shared, chunk);
+    }
     let features: Features = out.features.parse()?;
     let params = args.params(shared);
     params.check()?;

@@ -19,6 +19,7 @@ pub mod isotonic;
 pub mod newton;
 pub mod objective;
 pub mod positions;
+pub mod positions_stream;
 pub mod ranking;
 pub mod streaming;
 pub mod svr;

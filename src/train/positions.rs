@@ -23,7 +23,8 @@
 //! Weights are kept in centipawns while learning and written in model units
 //! (centipawns / 10000), so the model plays in [`crate::eval::Linear`] like any
 //! other. Leaves and rows are built once, in parallel, and held in memory
-//! (compressed sparse rows); the epochs then run over shuffled mini-batches
+//! (compressed sparse rows; [`super::positions_stream`] streams them in
+//! chunks instead, with the same steps); the epochs then run over shuffled mini-batches
 //! with Adam, one gradient buffer per thread, in a fixed summation order, so a
 //! run is reproducible for a given seed and thread count.
 //!
@@ -61,15 +62,33 @@ pub struct Sample {
     pub result: Option<f32>,
 }
 
+impl Sample {
+    /// A position file's record as a sample: its score (clamped to
+    /// ±[`crate::eval::EVAL_LIMIT`]) is the teacher score and its result the result.
+    pub fn from_record(r: crate::positions::PositionRecord) -> Self {
+        use crate::positions::GameResult as R;
+        Sample {
+            score: i32::from(r.score).clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT),
+            result: match r.result {
+                R::Win => Some(1.0),
+                R::Loss => Some(0.0),
+                R::Draw => Some(0.5),
+                R::Unknown => None,
+            },
+            position: r.position,
+        }
+    }
+}
+
 /// Leaf rows in compressed sparse form, with their signs and targets.
 #[derive(Clone, Debug, Default)]
 pub struct Leaves {
-    start: Vec<usize>,
-    index: Vec<u32>,
-    value: Vec<f32>,
-    sign: Vec<f32>,
-    score: Vec<f32>,
-    result: Vec<f32>,
+    pub(super) start: Vec<usize>,
+    pub(super) index: Vec<u32>,
+    pub(super) value: Vec<f32>,
+    pub(super) sign: Vec<f32>,
+    pub(super) score: Vec<f32>,
+    pub(super) result: Vec<f32>,
 }
 
 /// Appends one row's features (0-based indices) to [`Leaves`].
@@ -84,7 +103,7 @@ impl FeatureSink for Push<'_> {
 }
 
 /// "No result": stored as a negative number so the row needs no option tag.
-const NO_RESULT: f32 = -1.0;
+pub(super) const NO_RESULT: f32 = -1.0;
 
 impl Leaves {
     /// Number of positions.
@@ -138,7 +157,7 @@ impl Leaves {
     }
 
     #[inline]
-    fn row(&self, i: usize) -> (&[u32], &[f32]) {
+    pub(super) fn row(&self, i: usize) -> (&[u32], &[f32]) {
         let (a, b) = (self.start[i], self.start[i + 1]);
         (&self.index[a..b], &self.value[a..b])
     }
@@ -178,7 +197,17 @@ impl Leaves {
                 out
             })
             .collect();
-        let mut all = Leaves::default();
+        // Sized once: growing by doubling would hold up to twice the rows.
+        let rows: usize = parts.iter().map(Leaves::len).sum();
+        let nonzeros: usize = parts.iter().map(Leaves::nonzeros).sum();
+        let mut all = Leaves {
+            start: Vec::with_capacity(rows + 1),
+            index: Vec::with_capacity(nonzeros),
+            value: Vec::with_capacity(nonzeros),
+            sign: Vec::with_capacity(rows),
+            score: Vec::with_capacity(rows),
+            result: Vec::with_capacity(rows),
+        };
         for p in parts {
             all.append(p);
         }
@@ -408,6 +437,169 @@ pub fn loss(weights: &[f32], leaves: &Leaves, params: &PositionsParams) -> LeafL
 
 const BLOCK: usize = 1 << 14;
 
+/// The Adam steps over mini-batches of leaves: weights, moments and one
+/// gradient buffer per thread. One step rule for the in-memory [`fit`] and
+/// the streaming learner ([`super::positions_stream`]), so both take the
+/// same steps on the same batches.
+pub(crate) struct Stepper<'a> {
+    prior: &'a [f32],
+    params: &'a PositionsParams,
+    frozen: Vec<bool>,
+    pub(crate) weights: Vec<f32>,
+    buffers: Vec<Vec<f32>>,
+    m1: Vec<f32>,
+    m2: Vec<f32>,
+    steps: i32,
+    total_steps: usize,
+    target: Target,
+}
+
+impl<'a> Stepper<'a> {
+    /// Starts at `prior` (checked against `features`); `total_steps` paces
+    /// `final_rate`'s decay.
+    pub(crate) fn new(
+        features: &Features,
+        prior: &'a [f32],
+        params: &'a PositionsParams,
+        total_steps: usize,
+    ) -> Result<Self, TrainError> {
+        let n = features.dimension() as usize;
+        if prior.len() != n {
+            return Err(TrainError::Data(format!(
+                "the prior has {} weights, the feature set {n}",
+                prior.len()
+            )));
+        }
+        let mut frozen = vec![false; n];
+        if params.anchor_material {
+            if let Some(offset) = features.offset_of(BaseSet::Material) {
+                let o = offset as usize;
+                frozen[o..o + Material.dimension() as usize].fill(true);
+            }
+        }
+        let threads = rayon::current_num_threads().max(1);
+        Ok(Self {
+            prior,
+            params,
+            frozen,
+            weights: prior.to_vec(),
+            buffers: (0..threads).map(|_| vec![0.0; n]).collect(),
+            m1: vec![0.0f32; n],
+            m2: vec![0.0f32; n],
+            steps: 0,
+            total_steps: total_steps.max(1),
+            target: Target {
+                lambda: params.lambda,
+                k: params.eval_k,
+            },
+        })
+    }
+
+    fn rate_at(&self, step: usize) -> f32 {
+        let params = self.params;
+        match params.final_rate {
+            None => params.rate as f32,
+            Some(last) => {
+                let f = step as f64 / self.total_steps.saturating_sub(1).max(1) as f64;
+                (params.rate + (last - params.rate) * f.min(1.0)) as f32
+            }
+        }
+    }
+
+    /// One Adam step on the rows `batch` of `train`. Returns the batch's
+    /// summed losses before the step (cross-entropy, score cross-entropy,
+    /// squared score error), summed per thread in a fixed order.
+    pub(crate) fn step(&mut self, train: &Leaves, batch: &[usize]) -> (f64, f64, f64) {
+        let params = self.params;
+        let n = self.weights.len();
+        let threads = self.buffers.len();
+        let per = batch.len().div_ceil(threads);
+        let scale = 1.0 / (batch.len() as f64 * params.eval_k);
+        let w = &self.weights;
+        let target = &self.target;
+        let sums: Vec<(f64, f64, f64)> = self
+            .buffers
+            .par_iter_mut()
+            .zip(batch.par_chunks(per))
+            .map(|(buffer, chunk)| {
+                let mut sums = (0.0, 0.0, 0.0);
+                for &i in chunk {
+                    let v = value(w, train, i);
+                    let p = logistic(v / params.eval_k);
+                    let t = target.of(train, i);
+                    let g = ((p - t) * scale) as f32 * train.sign[i];
+                    let (idx, val) = train.row(i);
+                    for (&j, &x) in idx.iter().zip(val) {
+                        buffer[j as usize] += g * x;
+                    }
+                    let s = f64::from(train.score[i]);
+                    let d = v - s.clamp(-3000.0, 3000.0);
+                    sums.0 += cross_entropy(p, t);
+                    sums.1 += cross_entropy(p, logistic(s / params.eval_k));
+                    sums.2 += d * d;
+                }
+                sums
+            })
+            .collect();
+        let rate = self.rate_at(self.steps as usize);
+        self.steps += 1;
+        let steps = self.steps;
+        let (c1, c2) = (1.0 - 0.9f32.powi(steps), 1.0 - 0.999f32.powi(steps));
+        let mut grads: Vec<Vec<&mut [f32]>> = (0..n.div_ceil(BLOCK)).map(|_| Vec::new()).collect();
+        for buffer in self.buffers.iter_mut() {
+            for (b, chunk) in buffer.chunks_mut(BLOCK).enumerate() {
+                grads[b].push(chunk);
+            }
+        }
+        let (frozen, prior) = (&self.frozen, self.prior);
+        let mu = params.mu as f32;
+        self.weights
+            .par_chunks_mut(BLOCK)
+            .zip(self.m1.par_chunks_mut(BLOCK))
+            .zip(self.m2.par_chunks_mut(BLOCK))
+            .zip(grads)
+            .enumerate()
+            .for_each(|(b, (((w, s1), s2), mut parts))| {
+                let base = b * BLOCK;
+                for j in 0..w.len() {
+                    let mut g = 0.0;
+                    for part in parts.iter_mut() {
+                        g += std::mem::take(&mut part[j]);
+                    }
+                    if frozen[base + j] {
+                        continue;
+                    }
+                    let away = w[j] - prior[base + j];
+                    g += mu * away;
+                    if g == 0.0 && s1[j] == 0.0 {
+                        continue;
+                    }
+                    s1[j] = 0.9 * s1[j] + 0.1 * g;
+                    s2[j] = 0.999 * s2[j] + 0.001 * g * g;
+                    // ε is tiny: per-position mean gradients of rare features are ~1e-9.
+                    w[j] -= rate * (s1[j] / c1) / ((s2[j] / c2).sqrt() + 1e-20);
+                }
+            });
+        sums.into_iter()
+            .fold((0.0, 0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
+    }
+
+    /// The weights as a model over `features` (centipawns → model units).
+    pub(crate) fn model(&self, features: &Features) -> Model {
+        Model {
+            solver_type: "L2R_L2LOSS_SVR".into(),
+            w: self
+                .weights
+                .iter()
+                .map(|&w| f64::from(w) / 10_000.0)
+                .collect(),
+            bias: -1.0,
+            bias_weight: 0.0,
+            features: features.to_string(),
+        }
+    }
+}
+
 /// Learns weights over `features` from `train` leaves, starting at and pulled
 /// towards `prior` (centipawns, one per index); `report` sees each epoch.
 pub fn fit(
@@ -422,129 +614,36 @@ pub fn fit(
     if train.is_empty() {
         return Err(TrainError::Data("no training position".into()));
     }
-    let n = features.dimension() as usize;
-    if prior.len() != n {
-        return Err(TrainError::Data(format!(
-            "the prior has {} weights, the feature set {n}",
-            prior.len()
-        )));
-    }
-    let mut frozen = vec![false; n];
-    if params.anchor_material {
-        if let Some(offset) = features.offset_of(BaseSet::Material) {
-            let o = offset as usize;
-            frozen[o..o + Material.dimension() as usize].fill(true);
-        }
-    }
-    let mut weights = prior.to_vec();
-    let threads = rayon::current_num_threads().max(1);
-    let mut buffers: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; n]).collect();
-    let mut m1 = vec![0.0f32; n];
-    let mut m2 = vec![0.0f32; n];
-    let mut steps = 0i32;
-    let target = Target {
-        lambda: params.lambda,
-        k: params.eval_k,
-    };
+    let total_steps = params.epochs * train.len().div_ceil(params.batch);
+    let mut stepper = Stepper::new(features, prior, params, total_steps)?;
     let mut order: Vec<usize> = (0..train.len()).collect();
     let mut rng = SplitMix64(params.seed);
     let mut reports = Vec::with_capacity(params.epochs + 1);
     let first = EpochReport {
         epoch: 0,
-        train: loss(&weights, train, params),
-        held_out: held_out.map(|h| loss(&weights, h, params)),
+        train: loss(&stepper.weights, train, params),
+        held_out: held_out.map(|h| loss(&stepper.weights, h, params)),
         seconds: 0.0,
     };
     report(&first);
     reports.push(first);
-    let mu = params.mu as f32;
-    let total_steps = (params.epochs * train.len().div_ceil(params.batch)).max(1);
-    let rate_at = |step: usize| -> f32 {
-        match params.final_rate {
-            None => params.rate as f32,
-            Some(last) => {
-                let f = step as f64 / total_steps.saturating_sub(1).max(1) as f64;
-                (params.rate + (last - params.rate) * f.min(1.0)) as f32
-            }
-        }
-    };
     for epoch in 1..=params.epochs {
         let t0 = Instant::now();
         rng.shuffle(&mut order);
         for batch in order.chunks(params.batch) {
-            let per = batch.len().div_ceil(threads);
-            let scale = 1.0 / (batch.len() as f64 * params.eval_k);
-            let w = &weights;
-            buffers
-                .par_iter_mut()
-                .zip(batch.par_chunks(per))
-                .for_each(|(buffer, chunk)| {
-                    for &i in chunk {
-                        let v = value(w, train, i);
-                        let p = logistic(v / params.eval_k);
-                        let g = ((p - target.of(train, i)) * scale) as f32 * train.sign[i];
-                        let (idx, val) = train.row(i);
-                        for (&j, &x) in idx.iter().zip(val) {
-                            buffer[j as usize] += g * x;
-                        }
-                    }
-                });
-            let rate = rate_at(steps as usize);
-            steps += 1;
-            let (c1, c2) = (1.0 - 0.9f32.powi(steps), 1.0 - 0.999f32.powi(steps));
-            let mut grads: Vec<Vec<&mut [f32]>> =
-                (0..n.div_ceil(BLOCK)).map(|_| Vec::new()).collect();
-            for buffer in buffers.iter_mut() {
-                for (b, chunk) in buffer.chunks_mut(BLOCK).enumerate() {
-                    grads[b].push(chunk);
-                }
-            }
-            weights
-                .par_chunks_mut(BLOCK)
-                .zip(m1.par_chunks_mut(BLOCK))
-                .zip(m2.par_chunks_mut(BLOCK))
-                .zip(grads)
-                .enumerate()
-                .for_each(|(b, (((w, s1), s2), mut parts))| {
-                    let base = b * BLOCK;
-                    for j in 0..w.len() {
-                        let mut g = 0.0;
-                        for part in parts.iter_mut() {
-                            g += std::mem::take(&mut part[j]);
-                        }
-                        if frozen[base + j] {
-                            continue;
-                        }
-                        let away = w[j] - prior[base + j];
-                        g += mu * away;
-                        if g == 0.0 && s1[j] == 0.0 {
-                            continue;
-                        }
-                        s1[j] = 0.9 * s1[j] + 0.1 * g;
-                        s2[j] = 0.999 * s2[j] + 0.001 * g * g;
-                        // ε is tiny: per-position mean gradients of rare features are ~1e-9.
-                        w[j] -= rate * (s1[j] / c1) / ((s2[j] / c2).sqrt() + 1e-20);
-                    }
-                });
+            stepper.step(train, batch);
         }
         let r = EpochReport {
             epoch,
-            train: loss(&weights, train, params),
-            held_out: held_out.map(|h| loss(&weights, h, params)),
+            train: loss(&stepper.weights, train, params),
+            held_out: held_out.map(|h| loss(&stepper.weights, h, params)),
             seconds: t0.elapsed().as_secs_f64(),
         };
         report(&r);
         reports.push(r);
     }
-    let model = Model {
-        solver_type: "L2R_L2LOSS_SVR".into(),
-        w: weights.iter().map(|&w| f64::from(w) / 10_000.0).collect(),
-        bias: -1.0,
-        bias_weight: 0.0,
-        features: features.to_string(),
-    };
     Ok(PositionsFit {
-        model,
+        model: stepper.model(features),
         epochs: reports,
     })
 }
@@ -643,23 +742,13 @@ pub fn split_position_paths(
 pub fn samples_from_position_files(
     files: &[std::path::PathBuf],
 ) -> Result<(Vec<Sample>, u64), crate::positions::PositionError> {
-    use crate::positions::{read_positions, GameResult as R};
+    use crate::positions::read_positions;
     let mut samples = Vec::new();
     let mut bad = 0;
     for f in files {
         for record in read_positions(f)? {
             match record {
-                Ok(r) => samples.push(Sample {
-                    score: i32::from(r.score)
-                        .clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT),
-                    result: match r.result {
-                        R::Win => Some(1.0),
-                        R::Loss => Some(0.0),
-                        R::Draw => Some(0.5),
-                        R::Unknown => None,
-                    },
-                    position: r.position,
-                }),
+                Ok(r) => samples.push(Sample::from_record(r)),
                 Err(_) => bad += 1,
             }
         }

@@ -1,0 +1,234 @@
+//! `fit --method positions --chunk N`: the positions learner streamed
+//! (`kifulearn::train::positions_stream`, `docs/positions-learner.md`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+use kifulearn::eval::{load_evaluator, EvalChoice};
+use kifulearn::features::Features;
+use kifulearn::model::toml_string;
+use kifulearn::train::positions::{named_prior, split_position_paths, EpochReport};
+use kifulearn::train::positions_stream::{
+    fit_stream, PositionFiles, StreamData, StreamEvent, StreamParams, DEFAULT_CHUNK,
+};
+
+use super::super::fit::{LearnerArgs, ModelOut};
+use super::super::fit_ranking::read_games;
+use super::super::CliResult;
+use super::PositionsArgs;
+
+/// Position files holding more records than this are streamed unless `--chunk` says otherwise.
+pub const AUTO_STREAM: u64 = 524_288;
+
+/// The chunk to stream with, or `None` for the in-memory learner: `--chunk`
+/// when given (0: in memory), else [`DEFAULT_CHUNK`] when the position files
+/// among `records` hold more than [`AUTO_STREAM`] records.
+pub fn chunk(records: &[PathBuf], args: &PositionsArgs) -> Result<Option<usize>, String> {
+    match args.chunk {
+        Some(0) => Ok(None),
+        Some(n) => Ok(Some(n)),
+        None => {
+            let (files, _) = split_position_paths(records).map_err(|e| e.to_string())?;
+            let files = PositionFiles::new(&files).map_err(|e| e.to_string())?;
+            Ok((files.len() > AUTO_STREAM).then_some(DEFAULT_CHUNK))
+        }
+    }
+}
+
+/// Runs the streamed learner.
+pub fn run(
+    records: &[PathBuf],
+    out: &ModelOut,
+    prior: Option<&str>,
+    args: &PositionsArgs,
+    shared: &LearnerArgs,
+    chunk: usize,
+) -> CliResult {
+    fix_mmap_threshold();
+    let features: Features = out.features.parse()?;
+    let params = args.params(shared);
+    params.check()?;
+    let teacher_choice = EvalChoice::parse(args.teacher.as_deref().unwrap_or("material"));
+    let teacher = load_evaluator(&teacher_choice)?;
+    let depth = args.teacher_depth.unwrap_or(2);
+    let skip = args.skip.unwrap_or(16);
+    let w0 = named_prior(&features, prior.unwrap_or("material"))?;
+    let pool = super::super::thread_pool(args.threads)?;
+    let (position_files, records) = split_position_paths(records)?;
+    let files = PositionFiles::new(&position_files)?;
+    let games = if records.is_empty() {
+        Vec::new()
+    } else {
+        pool.install(|| read_games(&records))?
+    };
+    let held_games = if args.held_out_records.is_empty() {
+        Vec::new()
+    } else {
+        pool.install(|| read_games(&args.held_out_records))?
+    };
+    let train = StreamData {
+        files,
+        games: &games,
+        teacher: &teacher,
+        depth,
+        skip,
+    };
+    let held = (!held_games.is_empty()).then(|| StreamData {
+        files: PositionFiles::default(),
+        games: &held_games,
+        teacher: &teacher,
+        depth,
+        skip,
+    });
+    let cache = (!args.no_leaf_cache).then(|| {
+        let mut name = out.path.as_os_str().to_owned();
+        name.push(".leaves-tmp");
+        PathBuf::from(name)
+    });
+    eprintln!(
+        "positions: streamed in chunks of {chunk}: up to {} training positions from {} games and {} position file(s), {} held-out games; features {features}; leaf cache {}",
+        train.nominal_len(),
+        games.len(),
+        position_files.len(),
+        held_games.len(),
+        cache
+            .as_ref()
+            .map_or("off".to_string(), |p| format!("{}.*", p.display())),
+    );
+    let stream = StreamParams { chunk, cache };
+    let bar = ProgressBar::new(train.nominal_len());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{msg} {elapsed_precise} [{bar:30}] {pos}/{len} positions, {per_sec}",
+        )?
+        .progress_chars("=> "),
+    );
+    let observe = |event: StreamEvent| match event {
+        StreamEvent::Chunk {
+            epoch,
+            held_out,
+            done,
+            total,
+            ..
+        } => {
+            bar.set_message(if held_out {
+                format!("epoch {epoch} held out")
+            } else {
+                format!("epoch {epoch}")
+            });
+            bar.set_length(total);
+            bar.set_position(done);
+        }
+        StreamEvent::Epoch(r) => {
+            bar.suspend(|| epoch_line(r));
+            bar.reset();
+        }
+    };
+    let fitted = pool.install(|| {
+        fit_stream(
+            &features,
+            &train,
+            held.as_ref(),
+            &w0,
+            &params,
+            &stream,
+            observe,
+        )
+    })?;
+    bar.finish_and_clear();
+    if fitted.skipped > 0 {
+        eprintln!(
+            "skipped {} position record(s) that do not decode",
+            fitted.skipped
+        );
+    }
+    eprintln!(
+        "positions: {} training positions in {} chunks ({} with a result, {} nonzeros), {} held out; leaf cache {:.0} MB",
+        fitted.positions,
+        fitted.chunks,
+        fitted.with_result,
+        fitted.nonzeros,
+        fitted.held_out,
+        fitted.cache_bytes as f64 / 1e6,
+    );
+    let mut model = fitted.fit.model;
+    out.save(&mut model, None)?;
+    let quoted: Vec<String> = position_files
+        .iter()
+        .chain(&records)
+        .map(|f| toml_string(&f.display().to_string()))
+        .collect();
+    let mut meta = vec![
+        ("method", toml_string("positions")),
+        ("teacher", toml_string(&teacher_choice.name())),
+        ("teacher_depth", depth.to_string()),
+        ("result_weight", format!("{:?}", params.lambda)),
+        ("eval_k", format!("{:?}", params.eval_k)),
+        ("mu", format!("{:?}", params.mu)),
+        ("rate", format!("{:?}", params.rate)),
+        ("epochs", params.epochs.to_string()),
+        ("batch", params.batch.to_string()),
+        ("seed", params.seed.to_string()),
+        ("anchor_material", params.anchor_material.to_string()),
+        ("prior", toml_string(prior.unwrap_or("material"))),
+        ("skip_plies", skip.to_string()),
+        ("positions", fitted.positions.to_string()),
+        ("chunk", chunk.to_string()),
+    ];
+    if let Some(r) = fitted.fit.epochs.last() {
+        meta.push((
+            "train_cross_entropy",
+            format!("{:?}", r.train.cross_entropy),
+        ));
+    }
+    meta.push(("binary", out.binary.to_string()));
+    meta.push(("data", format!("[{}]", quoted.join(", "))));
+    out.write_meta(&features.to_string(), &meta)?;
+    eprintln!("wrote {}", out.path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// glibc raises its mmap threshold (up to 32 MB) each time a large block is
+/// freed; the chunk-sized buffers then come from the heap arenas, which
+/// fragment, and the peak RSS creeps up with the number of chunks (323 → 466
+/// MB from 100k to 1M positions, `benches/positions_learner.sh`). A fixed
+/// 1 MB threshold maps them and returns them when dropped (280 → 319 MB).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn fix_mmap_threshold() {
+    extern "C" {
+        fn mallopt(param: i32, value: i32) -> i32;
+    }
+    const M_MMAP_THRESHOLD: i32 = -3;
+    // SAFETY: mallopt only sets an allocator parameter (glibc, thread-safe).
+    unsafe {
+        mallopt(M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn fix_mmap_threshold() {}
+
+/// One epoch's line: the running training loss, and the held-out loss at the epoch's end.
+fn epoch_line(r: &EpochReport) {
+    let held = r
+        .held_out
+        .map(|h| {
+            format!(
+                "  held-out ce {:.5} score-ce {:.5} rmse {:.0}",
+                h.cross_entropy,
+                h.score_ce,
+                h.score_mse.sqrt()
+            )
+        })
+        .unwrap_or_default();
+    eprintln!(
+        "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0} (running){held}  {:.1}s",
+        r.epoch,
+        r.train.cross_entropy,
+        r.train.score_ce,
+        r.train.score_mse.sqrt(),
+        r.seconds
+    );
+}
