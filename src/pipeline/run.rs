@@ -55,6 +55,9 @@ pub trait Observer: Send + Sync {
     fn extract_end(&self) {}
     /// One solver iteration.
     fn fit_iteration(&self, _progress: &Progress) {}
+    /// Something the user should know even when little is printed (a solver
+    /// stopped on its iteration cap).
+    fn warning(&self, _text: &str) {}
     /// Evaluation of `games` held-out games starts.
     fn evaluate_start(&self, _round: u32, _games: usize) {}
     /// Evaluation ended.
@@ -683,6 +686,9 @@ fn fit(
     let data = read_paths(svm).map_err(other)?;
     let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
     let fitted = checked.fit(&dataset).map_err(other)?;
+    if let Some(w) = fitted.iteration_cap_warning() {
+        observer.warning(&w);
+    }
     let figures_fit = FitFigures {
         objective: fitted.objective,
         iterations: fitted.iterations,
