@@ -196,6 +196,20 @@ fn options_that_do_not_apply_are_refused() {
         "refused for the wrong reason: {}",
         stderr(&out)
     );
+    // Other commands: SPRT rates without the SPRT, relabelling options without --relabel.
+    for (args, needs) in [
+        (
+            &["match", "--engine-a", "material", "--engine-b", "material", "--alpha", "0.1"][..],
+            "--elo0",
+        ),
+        (&["positions", "x.psv", "--jobs", "2"][..], "--relabel"),
+        (&["positions", "x.psv", "--eval-limit", "100"][..], "--relabel"),
+        (&["positions", "x.psv", "--to", "hcpe"][..], "--convert"),
+    ] {
+        let out = common::run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains(needs), "{args:?}: {}", stderr(&out));
+    }
 }
 
 /// The options of one `--help` page: (name, its help text), and the usage line.

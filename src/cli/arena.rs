@@ -57,11 +57,11 @@ pub struct Args {
     /// SPRT: Elo of H1.
     #[arg(long, requires = "elo0", allow_hyphen_values = true)]
     elo1: Option<f64>,
-    /// SPRT: type I error rate.
-    #[arg(long, default_value_t = 0.05)]
+    /// SPRT: type I error rate (with --elo0 and --elo1).
+    #[arg(long, default_value_t = 0.05, requires = "elo0")]
     alpha: f64,
-    /// SPRT: type II error rate.
-    #[arg(long, default_value_t = 0.05)]
+    /// SPRT: type II error rate (with --elo0 and --elo1).
+    #[arg(long, default_value_t = 0.05, requires = "elo0")]
     beta: f64,
     /// Write DIR/games/NNNN.csa, DIR/results.csv and DIR/summary.txt.
     #[arg(long)]

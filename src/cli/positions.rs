@@ -41,10 +41,10 @@ pub struct Args {
     #[command(flatten)]
     teacher: TeacherArgs,
     /// Relabelling: scores are clamped to ±CP, mates are ±CP.
-    #[arg(long, value_name = "CP", default_value_t = 3000)]
+    #[arg(long, value_name = "CP", default_value_t = 3000, requires = "relabel")]
     eval_limit: i32,
     /// Relabelling: teacher processes, one per thread [default: all cores].
-    #[arg(long)]
+    #[arg(long, requires = "relabel")]
     jobs: Option<usize>,
 }
 
