@@ -199,11 +199,22 @@ fn options_that_do_not_apply_are_refused() {
     // Other commands: SPRT rates without the SPRT, relabelling options without --relabel.
     for (args, needs) in [
         (
-            &["match", "--engine-a", "material", "--engine-b", "material", "--alpha", "0.1"][..],
+            &[
+                "match",
+                "--engine-a",
+                "material",
+                "--engine-b",
+                "material",
+                "--alpha",
+                "0.1",
+            ][..],
             "--elo0",
         ),
         (&["positions", "x.psv", "--jobs", "2"][..], "--relabel"),
-        (&["positions", "x.psv", "--eval-limit", "100"][..], "--relabel"),
+        (
+            &["positions", "x.psv", "--eval-limit", "100"][..],
+            "--relabel",
+        ),
         (&["positions", "x.psv", "--to", "hcpe"][..], "--convert"),
     ] {
         let out = common::run(args);
