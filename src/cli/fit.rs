@@ -10,7 +10,7 @@ use clap::parser::ValueSource;
 use clap::{ArgMatches, Args as ClapArgs, ValueEnum};
 use kifulearn::features::{BaseSet, Features};
 use kifulearn::libsvm::{expand_paths, read_paths};
-use kifulearn::model::{toml_string, write_meta, Model};
+use kifulearn::model::{toml_string, Model};
 use kifulearn::train::isotonic::monotone_hand;
 use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
 use linfa::prelude::*;
@@ -115,20 +115,23 @@ pub struct ModelOut<'a> {
 }
 
 impl ModelOut<'_> {
-    /// Applies `--monotone-hand` (weighted by `counts` when given) and saves.
-    pub fn save(&self, model: &mut Model, counts: Option<&[f64]>) -> std::io::Result<()> {
+    /// Applies `--monotone-hand` (weighted by `counts` when given), then writes
+    /// the model and its sidecar as one unit ([`Model::save_with_meta`]), with
+    /// `monotone_hand` added to `options`.
+    pub fn write(
+        &self,
+        model: &mut Model,
+        counts: Option<&[f64]>,
+        features: &str,
+        options: &[(&str, String)],
+    ) -> std::io::Result<()> {
         if let Some(features) = &self.monotone_hand {
             let changed = monotone_hand(features, &mut model.w, counts).unwrap_or(0);
             summary!("monotone hand: {changed} weight(s) pooled");
         }
-        model.save(self.path, self.binary)
-    }
-
-    /// The sidecar, with `monotone_hand` added to `options`.
-    pub fn write_meta(&self, features: &str, options: &[(&str, String)]) -> std::io::Result<()> {
         let mut options = options.to_vec();
         options.push(("monotone_hand", self.monotone_hand.is_some().to_string()));
-        write_meta(self.path, features, &options)
+        model.save_with_meta(self.path, self.binary, features, &options)
     }
 }
 
@@ -415,12 +418,13 @@ pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
             println!("bias {}", model.bias_weight);
         }
     }
-    out.save(&mut model, counts.as_deref())?;
     let quoted: Vec<String> = files
         .iter()
         .map(|f| toml_string(&f.display().to_string()))
         .collect();
-    out.write_meta(
+    out.write(
+        &mut model,
+        counts.as_deref(),
         &set,
         &[
             ("solver", toml_string(solver.liblinear_name())),

@@ -169,7 +169,6 @@ pub fn run(
     };
     let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &w0, &params, line))?;
     let mut model = fitted.model;
-    out.save(&mut model, None)?;
     let quoted: Vec<String> = position_files
         .iter()
         .chain(&records)
@@ -200,7 +199,7 @@ pub fn run(
     }
     meta.push(("binary", out.binary.to_string()));
     meta.push(("data", format!("[{}]", quoted.join(", "))));
-    out.write_meta(&features.to_string(), &meta)?;
+    out.write(&mut model, None, &features.to_string(), &meta)?;
     super::verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -145,9 +145,9 @@ pub fn run(
     let fitted = pool.install(|| params.fit(&features, &games, &held_out, &observer))?;
     observer.bar.finish_and_clear();
     let mut model = fitted.model;
-    out.save(&mut model, None)?;
     let last = fitted.epochs.last().copied();
-    out.write_meta(&features.to_string(), &meta(&params, last, records, binary))?;
+    let meta = meta(&params, last, records, binary);
+    out.write(&mut model, None, &features.to_string(), &meta)?;
     super::verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }

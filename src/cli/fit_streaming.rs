@@ -99,10 +99,10 @@ pub fn run(
         model.nr_feature(),
         stats.iter().map(|s| s.seconds).sum::<f64>()
     );
-    out.save(&mut model, None)?;
-    drop(model);
     let list = |v: Vec<String>| format!("[{}]", v.join(", "));
-    out.write_meta(
+    out.write(
+        &mut model,
+        None,
         features,
         &[
             ("method", toml_string("streaming")),

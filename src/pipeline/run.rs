@@ -34,7 +34,7 @@ use crate::extract::{self, ExtractOptions, GameJob, GameReport, Labelling};
 use crate::features::{FeatureSet, Features};
 use crate::label::LabelOptions;
 use crate::libsvm::read_paths;
-use crate::model::{format_g17, meta_path, toml_string, write_meta, Model};
+use crate::model::{format_g17, meta_path, toml_string, Model};
 use crate::record::{self, Game};
 use crate::train::{Progress, Solver, SparseDataset, SvrParams};
 
@@ -592,12 +592,14 @@ pub fn run(
     let final_model = out.join("final.model");
     let final_bin = out.join("final.bin");
     let model = Model::load(&last).map_err(other)?;
-    let meta = fs::read(meta_path(&last)).map_err(io_at(&meta_path(&last)))?;
-    write_atomic(&meta_path(&final_model), &meta)?;
+    let meta = fs::read_to_string(meta_path(&last)).map_err(io_at(&meta_path(&last)))?;
+    // Each with its sidecar (its own model_hash); the binary carries the meta too.
     model
-        .save(&final_model, false)
+        .save_with_meta_text(&final_model, false, &meta)
         .map_err(io_at(&final_model))?;
-    model.save(&final_bin, true).map_err(io_at(&final_bin))?;
+    model
+        .save_with_meta_text(&final_bin, true, &meta)
+        .map_err(io_at(&final_bin))?;
     observer.line(&format!(
         "final model: {} and {}",
         final_model.display(),
@@ -698,23 +700,24 @@ fn fit(
     model.features = features.name();
     figures.fit = Some(figures_fit.clone());
     figures.save(dir)?;
-    write_meta(
-        model_path,
-        &model.features,
-        &[
-            ("solver", toml_string(solver.liblinear_name())),
-            ("c", format!("{:?}", s.c)),
-            ("p", format!("{:?}", s.p)),
-            ("tolerance", format!("{:?}", checked_tolerance)),
-            ("bias", format!("{:?}", s.bias)),
-            ("max_iterations", s.max_iterations.to_string()),
-            ("iterations", fitted.iterations.to_string()),
-            ("objective", format!("{:?}", fitted.objective)),
-            ("binary", "false".into()),
-        ],
-    )
-    .map_err(io_at(&meta_path(model_path)))?;
-    model.save(model_path, false).map_err(io_at(model_path))?;
+    model
+        .save_with_meta(
+            model_path,
+            false,
+            &model.features,
+            &[
+                ("solver", toml_string(solver.liblinear_name())),
+                ("c", format!("{:?}", s.c)),
+                ("p", format!("{:?}", s.p)),
+                ("tolerance", format!("{:?}", checked_tolerance)),
+                ("bias", format!("{:?}", s.bias)),
+                ("max_iterations", s.max_iterations.to_string()),
+                ("iterations", fitted.iterations.to_string()),
+                ("objective", format!("{:?}", fitted.objective)),
+                ("binary", "false".into()),
+            ],
+        )
+        .map_err(io_at(model_path))?;
     Ok(figures_fit)
 }
 
