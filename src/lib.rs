@@ -42,4 +42,6 @@ pub mod record;
 pub(crate) mod rng;
 pub mod shogi;
 pub mod teacher;
+#[cfg(test)]
+pub(crate) mod testdata;
 pub mod train;

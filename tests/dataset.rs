@@ -17,17 +17,11 @@ use std::time::{Duration, Instant};
 use kifulearn::libsvm::dataset::DatasetInfo;
 use kifulearn::libsvm::read_paths_with_groups;
 
-const FLOODGATE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/kifu/floodgate2016-openings.sfen"
-);
-
-/// Writes lines `from..from + n` of the floodgate openings to `dir/NAME`, one game a line.
+/// Writes bundled floodgate lines `from..from + n` (`common::floodgate_lines`) to `dir/NAME`, one game a line.
 fn games_file(dir: &Path, name: &str, from: usize, n: usize) -> PathBuf {
-    let text = fs::read_to_string(FLOODGATE).unwrap();
-    let lines: Vec<&str> = text.lines().skip(from).take(n).collect();
+    let lines = common::floodgate_lines(from + n);
     let path = dir.join(name);
-    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    fs::write(&path, lines[from..].join("\n") + "\n").unwrap();
     path
 }
 

@@ -1,6 +1,7 @@
 //! `extract` against the peers: every file passes `check_libsvm.py` (strict scan
 //! plus scikit-learn's loader) and `liblinear-train -s 11` trains on their
-//! concatenation. Runs when the tools are installed, prints a skip note otherwise.
+//! concatenation. Runs when the tools are installed, prints a skip note
+//! otherwise (a failure in CI: `common::peer`).
 //! Also the command line's error messages.
 
 use std::fs;
@@ -12,21 +13,23 @@ use kifulearn::extract::{self, ExtractOptions, GameJob};
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::record::{usi, Source};
 
-const FLOODGATE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/kifu/floodgate2016-openings.sfen"
-);
+mod common;
 
-/// Games from the floodgate opening lines, replayed with `play_usi` (independent of the USI reader).
+/// The bundled floodgate opening lines (the first 30 of `../shared/kifu/floodgate2016-openings.sfen`).
+fn floodgate() -> PathBuf {
+    common::fixture("floodgate-30.sfen")
+}
+
+/// Games from the bundled floodgate opening lines, read by the USI-line reader.
 fn floodgate_jobs(skip: usize, n: usize) -> Vec<GameJob> {
-    let text = fs::read_to_string(FLOODGATE).unwrap();
+    let text = fs::read_to_string(floodgate()).unwrap();
     text.lines()
         .enumerate()
         .skip(skip)
         .take(n)
         .map(|(index, line)| {
             let source = Source {
-                path: PathBuf::from(FLOODGATE),
+                path: floodgate(),
                 index,
             };
             // The USI-line reader replays and checks every move.
@@ -47,33 +50,23 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn tool_ok(cmd: &str, args: &[&str]) -> bool {
-    Command::new(cmd)
-        .args(args)
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false)
-}
-
-fn checker() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/check_libsvm.py")
-}
-
 #[test]
 fn outputs_pass_check_libsvm_and_train_in_liblinear() {
-    let have_sklearn = tool_ok("python3", &["-c", "import sklearn, numpy"]);
-    let have_liblinear = Path::new("/usr/bin/liblinear-train").exists();
-    if !have_sklearn || !have_liblinear || !checker().exists() {
-        eprintln!(
-            "skipped: needs python3 with scikit-learn and numpy, liblinear-train \
-             (apt-get install liblinear-tools) and ../shared/tools/check_libsvm.py"
-        );
+    if !common::have_python("sklearn, numpy", "scikit-learn and numpy")
+        || !common::peer(
+            Path::new("/usr/bin/liblinear-train").exists(),
+            "liblinear-train (apt-get install liblinear-tools)",
+        )
+    {
         return;
     }
+    let Some(checker) = common::shared("tools/check_libsvm.py") else {
+        return;
+    };
     let dir = scratch("peers");
     let features: Features = "relation,material".parse().unwrap();
-    // Games from the middle of the file, with the middle game positions only.
-    let jobs = floodgate_jobs(1000, 6);
+    // The last six bundled games, from ply 6.
+    let jobs = floodgate_jobs(24, 6);
     let options = ExtractOptions {
         skip_opening: 6,
         ..ExtractOptions::default()
@@ -84,7 +77,7 @@ fn outputs_pass_check_libsvm_and_train_in_liblinear() {
     for job in &jobs {
         let svm = extract::rows_path(&dir, &job.name);
         let out = Command::new("python3")
-            .arg(checker())
+            .arg(&checker)
             .arg(&svm)
             .args([
                 "--no-zeros",
@@ -138,10 +131,7 @@ fn outputs_pass_check_libsvm_and_train_in_liblinear() {
 }
 
 fn kifulearn(args: &[&str]) -> (i32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = common::run(args);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -152,20 +142,15 @@ fn kifulearn(args: &[&str]) -> (i32, String) {
 fn command_line_errors_name_the_bad_value() {
     let out = scratch("cli-errors");
     let out = out.to_str().unwrap();
-    let (code, err) = kifulearn(&[
-        "extract",
-        FLOODGATE,
-        "--out",
-        out,
-        "--features",
-        "relation,kpp",
-    ]);
+    let games = floodgate();
+    let games = games.to_str().unwrap();
+    let (code, err) = kifulearn(&["extract", games, "--out", out, "--features", "relation,kpp"]);
     assert_eq!(code, 2);
     assert_eq!(
         err.trim(),
         "error: invalid feature set \"relation,kpp\": unknown set \"kpp\" (known sets: relation, material, kp; combine with commas; add `mirror` to tie left-right mirror images)"
     );
-    let (code, err) = kifulearn(&["extract", FLOODGATE, "--out", out, "--margin", "0"]);
+    let (code, err) = kifulearn(&["extract", games, "--out", out, "--margin", "0"]);
     assert_eq!(code, 2);
     assert_eq!(
         err.trim(),
@@ -187,7 +172,7 @@ fn command_line_extracts_usi_lines_and_resumes() {
     let dir = scratch("cli-run");
     fs::create_dir_all(&dir).unwrap();
     let input = dir.join("openings.sfen");
-    let text = fs::read_to_string(FLOODGATE).unwrap();
+    let text = fs::read_to_string(floodgate()).unwrap();
     let lines: Vec<&str> = text.lines().take(3).collect();
     fs::write(&input, lines.join("\n") + "\n").unwrap();
     let out = dir.join("out");
@@ -202,12 +187,8 @@ fn command_line_extracts_usi_lines_and_resumes() {
         "10",
     ];
     let (code, err) = kifulearn(&args);
-    let manifest = fs::read_to_string(out.join("manifest.csv")).unwrap();
-    if manifest.contains("not written yet") {
-        eprintln!("skipped: the USI reader is not merged yet ({manifest})");
-        return;
-    }
     assert_eq!(code, 0, "{err}");
+    let manifest = fs::read_to_string(out.join("manifest.csv")).unwrap();
     assert_eq!(manifest.lines().count(), 4, "{manifest}");
     for i in 0..3 {
         let csv =

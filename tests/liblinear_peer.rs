@@ -4,8 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn shared() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools")
+mod common;
+
+/// A script of `../shared/tools`, or `None` (with a note) when `../shared` is absent.
+fn shared(name: &str) -> Option<PathBuf> {
+    common::shared(&format!("tools/{name}"))
 }
 
 fn have_liblinear() -> bool {
@@ -50,8 +53,11 @@ fn liblinear_predict_reads_our_models_and_gives_our_predictions() {
     if !have_liblinear() {
         return;
     }
+    let Some(compare) = shared("predict_compare.sh") else {
+        return;
+    };
     let dir = tmpdir("ours");
-    let data = shared().join("examples/small.svm");
+    let data = common::fixture("liblinear/small.svm");
     for (solver, bias) in [("primal", "-1"), ("dual", "1")] {
         let model = dir.join(format!("{solver}.model"));
         let pred = dir.join(format!("{solver}.pred"));
@@ -77,7 +83,7 @@ fn liblinear_predict_reads_our_models_and_gives_our_predictions() {
             .arg("--out")
             .arg(&pred));
         let out = run(Command::new("bash")
-            .arg(shared().join("predict_compare.sh"))
+            .arg(&compare)
             .arg(&model)
             .arg(&data)
             .arg(&pred)
@@ -94,7 +100,7 @@ fn we_predict_liblinear_models_as_liblinear_predict_does() {
         return;
     }
     let dir = tmpdir("theirs");
-    let data = shared().join("examples/small.svm");
+    let data = common::fixture("liblinear/small.svm");
     for extra in [&[][..], &["-B", "1"][..]] {
         let model = dir.join("ll.model");
         run(Command::new("liblinear-train")
@@ -129,8 +135,11 @@ fn our_objective_matches_primal_objective_py() {
     if !have_liblinear() {
         return;
     }
+    let Some(objective) = shared("primal_objective.py") else {
+        return;
+    };
     let dir = tmpdir("objective");
-    let data = shared().join("examples/small.svm");
+    let data = common::fixture("liblinear/small.svm");
     for solver in ["primal", "dual"] {
         let model = dir.join("m.model");
         run(kifulearn()
@@ -145,7 +154,7 @@ fn our_objective_matches_primal_objective_py() {
             .parse()
             .unwrap();
         let out = run(Command::new("python3")
-            .arg(shared().join("primal_objective.py"))
+            .arg(&objective)
             .arg(&model)
             .arg(&data)
             .args(["-c", "2", "-p", "0.05"]));

@@ -3,7 +3,6 @@
 //! `--monotone-hand` every run is non-increasing and the rest is untouched.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use kifulearn::features::Features;
 use kifulearn::model::Model;
@@ -11,22 +10,17 @@ use kifulearn::train::isotonic::hand_is_monotone;
 
 /// Runs on one thread: the solver's parallel sums then have one order, so two
 /// fits of the same rows give the same board weights.
+mod common;
+
 fn kifulearn(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .args(args)
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .unwrap();
+    let out = common::run_with(args, &[("RAYON_NUM_THREADS", "1")], 600);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "kifulearn {args:?}: {err}");
     err
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::dir(name)
 }
 
 #[test]
@@ -66,17 +60,15 @@ fn monotone_hand_makes_every_hand_run_non_increasing() {
     // A set without material cannot be constrained: an error, not a silent no-op.
     // (The rows folder, not the dataset folder, whose dataset.toml would refuse
     // `--features relation` first.)
-    let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .args([
-            "fit",
-            &s(&ex.join("rows")),
-            "--features",
-            "relation",
-            "--monotone-hand",
-        ])
-        .args(["--out", &s(&dir.join("bad.txt"))])
-        .output()
-        .unwrap();
+    let out = common::run(&[
+        "fit",
+        &s(&ex.join("rows")),
+        "--features",
+        "relation",
+        "--monotone-hand",
+        "--out",
+        &s(&dir.join("bad.txt")),
+    ]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs a material part"));
     let _ = std::fs::remove_dir_all(&dir);

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use kifulearn::pipeline::run::{run, Quiet};
+use kifulearn::pipeline::run::{run_recipe, Quiet};
 use kifulearn::pipeline::Recipe;
 
 const RECIPE: &str = r#"
@@ -40,7 +40,7 @@ fn run_once(recipe: &Recipe, out: &Path) {
         .num_threads(1)
         .build()
         .unwrap()
-        .install(|| run(recipe, out, Arc::new(Quiet)).unwrap());
+        .install(|| run_recipe(recipe, out, Arc::new(Quiet)).unwrap());
 }
 
 /// rounds.csv without the three seconds columns (8, 9, 10).
@@ -145,7 +145,7 @@ fn an_interrupted_run_resumes_to_the_same_outputs() {
     )
     .unwrap();
     // Round 1's rounds.csv only, as after round 1.
-    kifulearn::pipeline::run::write_rounds(&b, 1).unwrap();
+    kifulearn::pipeline::reports::write_rounds(&b, 1).unwrap();
     run_once(&recipe, &b);
 
     assert_eq!(rounds_without_seconds(&b), rounds);

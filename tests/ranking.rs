@@ -3,7 +3,6 @@
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 
 use kifulearn::eval::{load_evaluator, load_linear, EvalChoice};
 
@@ -15,11 +14,10 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Exit code, stdout, stderr.
+mod common;
+
 fn kifulearn(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = common::run_with(args, &[], 600);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),

@@ -18,11 +18,10 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+mod common;
+
 fn kifulearn(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = common::run_with(args, &[], 600);
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),

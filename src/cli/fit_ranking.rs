@@ -12,7 +12,7 @@ use kifulearn::features::Features;
 use kifulearn::model::toml_string;
 use kifulearn::record::{find_record_files, read_file, Game};
 use kifulearn::train::ranking::{
-    EpochReport, Optimizer, RankingObserver, RankingParams, RankingValidParams,
+    EpochReport, Leaf, Optimizer, RankingObserver, RankingParams, RankingValidParams,
 };
 
 use super::fit::{LearnerArgs, ModelOut};
@@ -52,6 +52,11 @@ pub struct RankingArgs {
     /// Compare the ends of each sibling's quiescence line instead of the raw siblings.
     #[arg(long)]
     leaf: bool,
+    /// Compare the ends of each sibling's quiescence line searched with the
+    /// weights being learned, re-searched at every step (Bonanza's comparison
+    /// training; --leaf searches with material).
+    #[arg(long, conflicts_with = "leaf")]
+    research: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -105,7 +110,13 @@ pub fn run(
 ) -> CliResult {
     let binary = out.binary;
     let features: Features = out.features.parse()?;
-    let mut unchecked = args.params(shared).leaf(args.leaf);
+    let mut unchecked = args
+        .params(shared)
+        .leaf_kind(match (args.leaf, args.research) {
+            (_, true) => Leaf::Current,
+            (true, false) => Leaf::Material,
+            (false, false) => Leaf::Sibling,
+        });
     if let Some(prior) = &args.ranking_prior {
         use kifulearn::features::{BaseSet, FeatureSet};
         let w0: Vec<f32> = kifulearn::train::positions::named_prior(&features, prior)?
@@ -146,7 +157,11 @@ pub fn run(
     observer.bar.finish_and_clear();
     let mut model = fitted.model;
     let last = fitted.epochs.last().copied();
-    let meta = meta(&params, last, records, binary);
+    let mut meta = meta(&params, last, records, binary);
+    if let Some(prior) = &args.ranking_prior {
+        meta.push(("prior", toml_string(prior)));
+        meta.push(("anchor_material", args.anchor_material.to_string()));
+    }
     out.write(&mut model, None, &features.to_string(), &meta)?;
     super::verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
@@ -191,6 +206,9 @@ fn meta(
     ];
     if let Some(n) = p.max_plies() {
         m.push(("max_plies", n.to_string()));
+    }
+    if p.leaf_kind() != Leaf::Sibling {
+        m.push(("leaf", toml_string(p.leaf_kind().name())));
     }
     if let Some(r) = last {
         m.push((

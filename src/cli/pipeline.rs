@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use indicatif::ProgressBar;
 
 use kifulearn::extract::GameReport;
-use kifulearn::pipeline::run::{run as run_pipeline, Observer};
+use kifulearn::pipeline::run::{run_recipe, Observer};
 use kifulearn::pipeline::Recipe;
 use kifulearn::train::Progress;
 
@@ -131,7 +131,7 @@ pub fn run(args: Args) -> CliResult {
     let observer = Arc::new(Bars {
         bar: Mutex::new(None),
     });
-    let result = run_pipeline(&recipe, &out, observer)?;
+    let result = run_recipe(&recipe, &out, observer)?;
     println!(
         "{} round(s) done; play with: kifulearn usi --model {}",
         result.rounds,

@@ -100,9 +100,33 @@ impl Linear<crate::features::Features> {
 /// training row of that sibling.
 impl<F: FeatureSet + Sync> Evaluator for Linear<F> {
     fn evaluate(&self, pos: &Position) -> i32 {
-        let v = -self.output(pos, !pos.side_to_move()) * self.scale;
-        // `as` saturates (and maps NaN to 0), so a wild model cannot panic here.
-        (v.round() as i32).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+        centipawns(-self.output(pos, !pos.side_to_move()) * self.scale)
+    }
+}
+
+/// A model output times its scale, as the engine's integer centipawns.
+fn centipawns(v: f32) -> i32 {
+    // `as` saturates (and maps NaN to 0), so a wild model cannot panic here.
+    (v.round() as i32).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+/// A weight vector being learned, evaluated exactly as [`Linear`] plays it
+/// (no bias, the default scale of 10000), without copying the weights: the
+/// ranking learner's re-search (`train::ranking`, Bonanza's comparison
+/// training) searches each sibling's quiescence with the current weights.
+#[derive(Clone, Copy, Debug)]
+pub struct LinearView<'a, F: FeatureSet> {
+    /// The feature set the weights index.
+    pub features: &'a F,
+    /// Weight of feature index `i + 1` at `i`.
+    pub weights: &'a [f32],
+}
+
+impl<F: FeatureSet + Sync> Evaluator for LinearView<'_, F> {
+    fn evaluate(&self, pos: &Position) -> i32 {
+        let mut sink = DotSink::new(self.weights);
+        self.features.visit(pos, !pos.side_to_move(), &mut sink);
+        centipawns(-sink.sum * 10_000.0)
     }
 }
 

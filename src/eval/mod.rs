@@ -8,9 +8,11 @@ use crate::shogi::{piece_value, Color, Piece, Position, HAND_PIECES};
 
 mod choice;
 pub mod linear;
+mod ties;
 
 pub use choice::{load_evaluator, load_linear, DynEvaluator, EvalChoice};
-pub use linear::Linear;
+pub use linear::{Linear, LinearView};
+pub use ties::hit_probability;
 
 /// Largest magnitude an evaluator returns; mate scores lie beyond it.
 pub const EVAL_LIMIT: i32 = 10_000;
@@ -23,7 +25,7 @@ pub trait Evaluator: Sync {
     /// True when a move that captures nothing and promotes nothing leaves the
     /// value unchanged for the side that made it: `evaluate(after) ==
     /// −evaluate(before)`. Searches use it to settle such moves without
-    /// playing them (the labelling search's stand-pat cut, `label::Searcher`).
+    /// playing them (the labelling search's stand-pat cut, `label::LabelSearcher`).
     /// [`Material`]: true; by default false.
     fn quiet_moves_keep_value(&self) -> bool {
         false

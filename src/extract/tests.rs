@@ -5,23 +5,18 @@ use crate::libsvm::dataset::DatasetInfo;
 use crate::record::usi;
 use crate::record::Source;
 
-/// Games from the floodgate opening lines, replayed through `play_usi` (the USI
-/// reader is another module's work; these tests must not depend on it).
+/// Games from the bundled floodgate opening lines (`crate::testdata`), read
+/// by the USI-line reader, which replays and checks every move.
 pub(crate) fn floodgate_jobs(n: usize) -> Vec<GameJob> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/kifu/floodgate2016-openings.sfen"
-    );
-    let text = fs::read_to_string(path).unwrap();
-    text.lines()
-        .take(n)
+    let path = crate::testdata::fixture("floodgate-30.sfen");
+    crate::testdata::floodgate_lines(n)
+        .iter()
         .enumerate()
         .map(|(index, line)| {
             let source = Source {
-                path: PathBuf::from(path),
+                path: path.clone(),
                 index,
             };
-            // The USI-line reader replays and checks every move.
             let mut game = usi::read(line, &source.path).remove(0).unwrap();
             game.source = source.clone();
             GameJob {

@@ -1,22 +1,13 @@
-//! Readable names of feature indices, for weight reports: each set decodes its own layout
-//! (the layouts are defined in `docs/features.md`).
+//! Readable names of feature indices, for weight reports. Each set decodes its
+//! own layout (`Relation::describe`, `Material::describe`, `Kp::describe`;
+//! the layouts are defined in `docs/features.md`); this file holds the shared
+//! words (kinds, squares) and the combination's dispatch.
 
-use super::{BaseSet, Features, Kp, KP_DIMENSION, RELATION_DIMENSION, RELATION_STATES};
+use super::{BaseSet, Features, PieceState, Relation};
 
 /// Kind codes in the order of the piece-kind numbers of `docs/features.md`.
 const KIND_CODES: [&str; 14] = [
     "P", "L", "N", "S", "G", "B", "R", "K", "+P", "+L", "+N", "+S", "+B", "+R",
-];
-
-/// Hand slots of the `material` set: kind code and how many of it a side can hold.
-const HAND_SLOTS: [(&str, u32); 7] = [
-    ("P", 18),
-    ("L", 4),
-    ("N", 4),
-    ("S", 4),
-    ("G", 4),
-    ("B", 2),
-    ("R", 2),
 ];
 
 /// What one feature index stands for, in the view side's frame.
@@ -71,76 +62,10 @@ pub fn parse_square(text: &str) -> Option<u32> {
 
 /// The 1-based `relation` index of the pair (A: kind `a_kind` on `a_square`, B: `b_kind` on `b_square`).
 pub fn relation_index(a_kind: u32, a_square: u32, b_kind: u32, b_square: u32) -> u32 {
-    (a_kind * 81 + a_square) * RELATION_STATES + b_kind * 81 + b_square + 1
-}
-
-/// Decodes a `relation` index (1..=2268²): index − 1 = state(A) × 2268 + state(B).
-pub fn describe_relation(index: u32) -> Option<FeatureName> {
-    if index == 0 || index > RELATION_DIMENSION {
-        return None;
-    }
-    let (a, b) = ((index - 1) / RELATION_STATES, (index - 1) % RELATION_STATES);
-    let (piece_a, square_a) = (kind_text(a / 81), square_text(a % 81));
-    let (piece_b, square_b) = (kind_text(b / 81), square_text(b % 81));
-    Some(FeatureName {
-        set: "relation",
-        name: format!("{piece_a} {square_a} -> {piece_b} {square_b}"),
-        piece_a,
-        square_a,
-        piece_b,
-        square_b,
-    })
-}
-
-/// Decodes a `kp` index (1..=367,416): king slot and square, then the piece state.
-pub fn describe_kp(index: u32) -> Option<FeatureName> {
-    if index == 0 || index > KP_DIMENSION {
-        return None;
-    }
-    let (slot, king, state) = Kp::decode(index);
-    let piece_a = if slot == 0 { "own K" } else { "opp K" }.to_string();
-    let square_a = square_text(king);
-    let (piece_b, square_b) = (kind_text(state / 81), square_text(state % 81));
-    Some(FeatureName {
-        set: "kp",
-        name: format!("{piece_a} {square_a} : {piece_b} {square_b}"),
-        piece_a,
-        square_a,
-        piece_b,
-        square_b,
-    })
-}
-
-/// Decodes a `material` index (1..=104): board counts, then hand pieces one per slot.
-pub fn describe_material(index: u32) -> Option<FeatureName> {
-    let named = |piece_a: String, name: String| FeatureName {
-        set: "material",
-        piece_a,
-        square_a: String::new(),
-        piece_b: String::new(),
-        square_b: String::new(),
-        name,
-    };
-    match index {
-        1..=28 => {
-            let piece = kind_text(index - 1);
-            Some(named(piece.clone(), format!("board {piece}")))
-        }
-        29..=104 => {
-            let side = if index <= 66 { "own" } else { "opp" };
-            let mut slot = (index - 29) % 38;
-            for (code, most) in HAND_SLOTS {
-                if slot < most {
-                    let piece = format!("{side} {code}");
-                    let name = format!("hand {piece} #{}", slot + 1);
-                    return Some(named(piece, name));
-                }
-                slot -= most;
-            }
-            None
-        }
-        _ => None,
-    }
+    Relation::index(
+        PieceState::new(a_kind, a_square),
+        PieceState::new(b_kind, b_square),
+    )
 }
 
 impl Features {
@@ -151,11 +76,7 @@ impl Features {
             .iter()
             .rev()
             .find(|&&(_, offset)| index > offset)?;
-        match set {
-            BaseSet::Relation => describe_relation(index - offset),
-            BaseSet::Material => describe_material(index - offset),
-            BaseSet::Kp => describe_kp(index - offset),
-        }
+        set.describe(index - offset)
     }
 
     /// The index offset of the `relation` part, if the combination has one.
@@ -193,6 +114,7 @@ pub fn king_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::{Material, RELATION_DIMENSION};
 
     fn parts(n: &FeatureName) -> [&str; 5] {
         [&n.piece_a, &n.square_a, &n.piece_b, &n.square_b, &n.name]
@@ -201,25 +123,25 @@ mod tests {
     #[test]
     fn relation_indices_of_the_worked_example_decode_to_their_pieces() {
         // docs/features.md, worked example, Black's view.
-        let n = describe_relation(67_259).unwrap();
+        let n = Relation::describe(67_259).unwrap();
         assert_eq!(
             parts(&n),
             ["own P", "4c", "opp G", "4b", "own P 4c -> opp G 4b"]
         );
         assert_eq!(n.set, "relation");
-        let n = describe_relation(1_200_945).unwrap();
+        let n = Relation::describe(1_200_945).unwrap();
         assert_eq!(parts(&n)[..4], ["own R", "5h", "opp P", "5c"]);
-        let n = describe_relation(3_165_347).unwrap();
+        let n = Relation::describe(3_165_347).unwrap();
         assert_eq!(parts(&n)[..4], ["opp S", "3a", "opp G", "4b"]);
         // White's view of the same position: P 4c → 6g (opponent's), g 4b → 6h (own).
-        let n = describe_relation(2_687_957).unwrap();
+        let n = Relation::describe(2_687_957).unwrap();
         assert_eq!(parts(&n)[..4], ["opp P", "6g", "own G", "6h"]);
         // The extremes: 1 is own P 1a → own P 1a, the last index opp +R 9i twice.
-        assert_eq!(parts(&describe_relation(1).unwrap())[..2], ["own P", "1a"]);
-        let last = describe_relation(RELATION_DIMENSION).unwrap();
+        assert_eq!(parts(&Relation::describe(1).unwrap())[..2], ["own P", "1a"]);
+        let last = Relation::describe(RELATION_DIMENSION).unwrap();
         assert_eq!(parts(&last)[..4], ["opp +R", "9i", "opp +R", "9i"]);
-        assert_eq!(describe_relation(0), None);
-        assert_eq!(describe_relation(RELATION_DIMENSION + 1), None);
+        assert_eq!(Relation::describe(0), None);
+        assert_eq!(Relation::describe(RELATION_DIMENSION + 1), None);
         assert_eq!(
             relation_index(
                 parse_kind("P", false).unwrap(),
@@ -233,7 +155,7 @@ mod tests {
 
     #[test]
     fn material_indices_have_readable_names() {
-        let name = |i| describe_material(i).unwrap().name;
+        let name = |i| Material::describe(i).unwrap().name;
         assert_eq!(name(1), "board own P");
         assert_eq!(name(8), "board own K");
         assert_eq!(name(22), "board opp K");
@@ -244,8 +166,8 @@ mod tests {
         assert_eq!(name(66), "hand own R #2");
         assert_eq!(name(67), "hand opp P #1");
         assert_eq!(name(104), "hand opp R #2");
-        assert_eq!(describe_material(105), None);
-        assert_eq!(describe_material(31).unwrap().piece_a, "own P");
+        assert_eq!(Material::describe(105), None);
+        assert_eq!(Material::describe(31).unwrap().piece_a, "own P");
     }
 
     #[test]

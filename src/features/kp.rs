@@ -9,7 +9,9 @@
 //! only for pieces whose effects touch: the king-safety and attack terms a
 //! shallow search cannot find (`docs/features.md`).
 
+use super::describe::{kind_text, square_text, FeatureName};
 use super::relation::{Relation, RELATION_STATES};
+use super::state::{mirror_square, PieceState};
 use super::{FeatureSet, FeatureSink};
 use crate::shogi::{Color, Piece, Position};
 
@@ -23,15 +25,42 @@ pub struct Kp;
 impl Kp {
     /// The index of `(king slot, king square, piece state)`, 1-based.
     #[inline(always)]
-    pub fn index(slot: u32, king_square: u32, state: u32) -> u32 {
-        (slot * 81 + king_square) * RELATION_STATES + state + 1
+    pub fn index(slot: u32, king_square: u32, state: PieceState) -> u32 {
+        (slot * 81 + king_square) * RELATION_STATES + state.0 + 1
     }
 
     /// `(king slot, king square, piece state)` of an index.
-    pub fn decode(index: u32) -> (u32, u32, u32) {
+    #[inline(always)]
+    pub fn decode(index: u32) -> (u32, u32, PieceState) {
         let i = index - 1;
         let (k, state) = (i / RELATION_STATES, i % RELATION_STATES);
-        (k / 81, k % 81, state)
+        (k / 81, k % 81, PieceState(state))
+    }
+
+    /// The index of the left–right mirror image: the king's and the piece's squares reflected.
+    #[inline(always)]
+    pub fn mirror(index: u32) -> u32 {
+        let (slot, king, state) = Self::decode(index);
+        Self::index(slot, mirror_square(king), state.mirrored())
+    }
+
+    /// What an index stands for (`own K 5i : own G 4h`); `None` outside `1..=KP_DIMENSION`.
+    pub fn describe(index: u32) -> Option<FeatureName> {
+        if index == 0 || index > KP_DIMENSION {
+            return None;
+        }
+        let (slot, king, state) = Self::decode(index);
+        let piece_a = if slot == 0 { "own K" } else { "opp K" }.to_string();
+        let square_a = square_text(king);
+        let (piece_b, square_b) = (kind_text(state.kind()), square_text(state.square()));
+        Some(FeatureName {
+            set: "kp",
+            name: format!("{piece_a} {square_a} : {piece_b} {square_b}"),
+            piece_a,
+            square_a,
+            piece_b,
+            square_b,
+        })
     }
 }
 
@@ -82,9 +111,9 @@ mod tests {
         assert!(black.iter().all(|&(_, v)| v == 1.0));
         // Own king on 5i (square 4 × 9 + 8 = 44), own pawn on 7g (6 × 9 + 6 = 60):
         // slot 0, state = kind 0 × 81 + 60.
-        assert!(black.contains(&(Kp::index(0, 44, 60), 1.0)));
+        assert!(black.contains(&(Kp::index(0, 44, PieceState(60)), 1.0)));
         // The opponent's king on 5a (36) seen from Black; own pawn 7g in slot 1.
-        assert!(black.contains(&(Kp::index(1, 36, 60), 1.0)));
+        assert!(black.contains(&(Kp::index(1, 36, PieceState(60)), 1.0)));
         // The start position is symmetric under the 180° turn: White's row is Black's.
         assert_eq!(rows.build(&Kp, &pos, Color::White).to_vec(), black);
     }
@@ -99,7 +128,10 @@ mod tests {
             assert_eq!(BaseSet::Kp.mirror(m), index);
         }
         // Own king 5i stays on the centre file; a pawn on 7g goes to 3g.
-        let i = Kp::index(0, 44, 60);
-        assert_eq!(BaseSet::Kp.mirror(i), Kp::index(0, 44, 2 * 9 + 6));
+        let i = Kp::index(0, 44, PieceState(60));
+        assert_eq!(
+            BaseSet::Kp.mirror(i),
+            Kp::index(0, 44, PieceState(2 * 9 + 6))
+        );
     }
 }

@@ -1,7 +1,8 @@
 //! The dense `material` set: board piece counts and one feature per held piece.
 
+use super::describe::{kind_text, FeatureName};
 use super::{FeatureSet, FeatureSink};
-use crate::shogi::{Color, Piece, Position, KIND_ORDER};
+use crate::shogi::{kind_index, Color, Piece, Position, KIND_ORDER};
 
 /// Hand kinds in the set's order, with the most a side can hold of each.
 const HAND_SLOTS: [(Piece, u32); 7] = [
@@ -17,6 +18,15 @@ const HAND_SLOTS: [(Piece, u32); 7] = [
 /// Hand features per side: 18 + 4 × 4 + 2 × 2.
 const HAND_PER_SIDE: u32 = 38;
 
+/// Board-count features: 14 kinds for each of the two sides (indices 1–28).
+const BOARD_COUNTS: u32 = 28;
+
+/// The first hand feature's index (the view side's 1st pawn).
+const FIRST_HAND: u32 = BOARD_COUNTS + 1;
+
+/// Dimension of `material`: 28 board counts and 2 × 38 hand pieces.
+pub const MATERIAL_DIMENSION: u32 = BOARD_COUNTS + 2 * HAND_PER_SIDE;
+
 /// Board counts per side and kind (indices 1–28: the view side's P…+R, then the
 /// other side's), then hand pieces one feature per held piece (29–66 the view
 /// side's, 67–104 the other side's; within a side P 1st…18th, L 1st…4th, N, S,
@@ -29,13 +39,53 @@ impl Material {
     /// side's)`: one run per kind and side (the 1st…18th pawn, …, the 1st–2nd rook).
     pub fn hand_runs() -> impl Iterator<Item = (u32, u32, bool)> {
         [true, false].into_iter().flat_map(|own| {
-            let mut first = 29 + if own { 0 } else { HAND_PER_SIDE };
+            let mut first = FIRST_HAND + if own { 0 } else { HAND_PER_SIDE };
             HAND_SLOTS.into_iter().map(move |(_, most)| {
                 let run = (first, most, own);
                 first += most;
                 run
             })
         })
+    }
+}
+
+impl Material {
+    /// The index of the left–right mirror image: `material` has no squares,
+    /// so every index is its own.
+    #[inline(always)]
+    pub fn mirror(index: u32) -> u32 {
+        index
+    }
+
+    /// What an index stands for (`board own P`, `hand opp R #2`); `None`
+    /// outside `1..=MATERIAL_DIMENSION`.
+    pub fn describe(index: u32) -> Option<FeatureName> {
+        let named = |piece_a: String, name: String| FeatureName {
+            set: "material",
+            piece_a,
+            square_a: String::new(),
+            piece_b: String::new(),
+            square_b: String::new(),
+            name,
+        };
+        if (1..FIRST_HAND).contains(&index) {
+            let piece = kind_text(index - 1);
+            return Some(named(piece.clone(), format!("board {piece}")));
+        }
+        if !(FIRST_HAND..=MATERIAL_DIMENSION).contains(&index) {
+            return None;
+        }
+        let own = index < FIRST_HAND + HAND_PER_SIDE;
+        let mut slot = (index - FIRST_HAND) % HAND_PER_SIDE;
+        for (piece, most) in HAND_SLOTS {
+            if slot < most {
+                let piece = kind_text(kind_index(piece) as u32 + if own { 0 } else { 14 });
+                let name = format!("hand {piece} #{}", slot + 1);
+                return Some(named(piece, name));
+            }
+            slot -= most;
+        }
+        None
     }
 }
 
@@ -81,7 +131,7 @@ impl FeatureSet for Material {
                     sink.feature(1 + side as u32 * 14 + k as u32, n as f32);
                 }
             }
-            let mut base = 29 + side as u32 * HAND_PER_SIDE;
+            let mut base = FIRST_HAND + side as u32 * HAND_PER_SIDE;
             for (piece, most) in HAND_SLOTS {
                 let n = (pos.hand_count(color, piece) as u32).min(most);
                 for i in 0..n {
@@ -93,7 +143,7 @@ impl FeatureSet for Material {
     }
 
     fn dimension(&self) -> u32 {
-        28 + 2 * HAND_PER_SIDE
+        MATERIAL_DIMENSION
     }
 
     fn name(&self) -> String {

@@ -14,17 +14,18 @@ mod describe;
 mod kp;
 mod material;
 mod relation;
+mod state;
 
 use std::fmt;
 use std::str::FromStr;
 
 pub use describe::{
-    describe_material, describe_relation, kind_text, king_table, parse_kind, parse_square,
-    relation_index, square_text, FeatureName,
+    kind_text, king_table, parse_kind, parse_square, relation_index, square_text, FeatureName,
 };
 pub use kp::{Kp, KP_DIMENSION};
-pub use material::Material;
+pub use material::{Material, MATERIAL_DIMENSION};
 pub use relation::{attack_code, Relation, RELATION_DIMENSION, RELATION_STATES};
+pub use state::{mirror_square, PieceState, PIECE_STATES};
 
 use crate::shogi::{Color, Position};
 
@@ -82,11 +83,6 @@ impl RowBuilder {
         }
         self.pairs.truncate(out);
         self.pairs.retain(|&(_, v)| v != 0.0);
-        &self.pairs
-    }
-
-    /// The last row built.
-    pub fn row(&self) -> &[(u32, f32)] {
         &self.pairs
     }
 }
@@ -176,12 +172,6 @@ impl<S: FeatureSink> FeatureSink for Mirrored<'_, S> {
     }
 }
 
-/// The square `file ↔ 10 − file` of square number `s` (`(file − 1) × 9 + rank − 1`).
-#[inline(always)]
-pub fn mirror_square(s: u32) -> u32 {
-    (8 - s / 9) * 9 + s % 9
-}
-
 /// One of the named feature sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BaseSet {
@@ -225,26 +215,24 @@ impl BaseSet {
     }
 
     /// The index (1-based, the part's own range) of the left–right mirror image
-    /// of feature `index`: file f ↔ 10 − f for every square in it. `material`
-    /// has no squares, so every index is its own mirror.
+    /// of feature `index`: file f ↔ 10 − f for every square in it. Each set
+    /// owns its layout (`Relation::mirror`, `Material::mirror`, `Kp::mirror`).
     #[inline(always)]
     pub fn mirror(self, index: u32) -> u32 {
         match self {
-            BaseSet::Relation => {
-                let i = index - 1;
-                let (a, b) = (i / RELATION_STATES, i % RELATION_STATES);
-                let m = |state: u32| state / 81 * 81 + mirror_square(state % 81);
-                m(a) * RELATION_STATES + m(b) + 1
-            }
-            BaseSet::Material => index,
-            BaseSet::Kp => {
-                let (slot, king, state) = Kp::decode(index);
-                Kp::index(
-                    slot,
-                    mirror_square(king),
-                    state / 81 * 81 + mirror_square(state % 81),
-                )
-            }
+            BaseSet::Relation => Relation::mirror(index),
+            BaseSet::Material => Material::mirror(index),
+            BaseSet::Kp => Kp::mirror(index),
+        }
+    }
+
+    /// What feature `index` (1-based, the part's own range) stands for; each
+    /// set decodes its own layout.
+    pub fn describe(self, index: u32) -> Option<FeatureName> {
+        match self {
+            BaseSet::Relation => Relation::describe(index),
+            BaseSet::Material => Material::describe(index),
+            BaseSet::Kp => Kp::describe(index),
         }
     }
 

@@ -2,11 +2,13 @@
 
 use haitaka::king_attacks;
 
+use super::describe::{kind_text, square_text, FeatureName};
+use super::state::{PieceState, PIECE_STATES};
 use super::{FeatureSet, FeatureSink};
 use crate::shogi::{kind_index, piece_value, Color, Effects, Piece, Position, Square};
 
-/// Number of piece states: 28 kinds (14 per side) × 81 squares.
-pub const RELATION_STATES: u32 = 28 * 81;
+/// Number of piece states: 28 kinds (14 per side) × 81 squares ([`PIECE_STATES`]).
+pub const RELATION_STATES: u32 = PIECE_STATES;
 
 /// Dimension of the `relation` set: one index per ordered pair of piece states.
 pub const RELATION_DIMENSION: u32 = RELATION_STATES * RELATION_STATES;
@@ -70,10 +72,51 @@ pub fn attack_code(
 impl Relation {
     /// Piece state `k × 81 + s` of a piece after normalizing to `view`.
     #[inline(always)]
-    pub fn state(view: Color, color: Color, piece: Piece, square: Square) -> u32 {
+    pub fn state(view: Color, color: Color, piece: Piece, square: Square) -> PieceState {
         let side = if color == view { 0 } else { 14 };
         let s = square.relative_to(view) as u32;
-        (side + kind_index(piece) as u32) * 81 + s
+        PieceState::new(side + kind_index(piece) as u32, s)
+    }
+
+    /// The index (1-based) of the pair (A, B): `state(A) × 2268 + state(B) + 1`.
+    #[inline(always)]
+    pub fn index(a: PieceState, b: PieceState) -> u32 {
+        a.0 * RELATION_STATES + b.0 + 1
+    }
+
+    /// The pair `(A, B)` of an index in `1..=RELATION_DIMENSION`.
+    #[inline(always)]
+    pub fn decode(index: u32) -> (PieceState, PieceState) {
+        let i = index - 1;
+        (
+            PieceState(i / RELATION_STATES),
+            PieceState(i % RELATION_STATES),
+        )
+    }
+
+    /// The index of the left–right mirror image: both squares reflected.
+    #[inline(always)]
+    pub fn mirror(index: u32) -> u32 {
+        let (a, b) = Self::decode(index);
+        Self::index(a.mirrored(), b.mirrored())
+    }
+
+    /// What an index stands for (`own P 4c -> opp G 4b`); `None` outside `1..=RELATION_DIMENSION`.
+    pub fn describe(index: u32) -> Option<FeatureName> {
+        if index == 0 || index > RELATION_DIMENSION {
+            return None;
+        }
+        let (a, b) = Self::decode(index);
+        let (piece_a, square_a) = (kind_text(a.kind()), square_text(a.square()));
+        let (piece_b, square_b) = (kind_text(b.kind()), square_text(b.square()));
+        Some(FeatureName {
+            set: "relation",
+            name: format!("{piece_a} {square_a} -> {piece_b} {square_b}"),
+            piece_a,
+            square_a,
+            piece_b,
+            square_b,
+        })
     }
 }
 
@@ -86,7 +129,7 @@ impl FeatureSet for Relation {
         let mut on = [(0u32, Color::Black, Piece::Pawn); 81];
         for p in effects.pieces() {
             on[p.square as usize] = (
-                Self::state(view, p.color, p.piece, p.square),
+                Self::state(view, p.color, p.piece, p.square).0,
                 p.color,
                 p.piece,
             );

@@ -227,24 +227,8 @@ fn row_builder_sums_duplicates_and_drops_zeros() {
     assert_eq!(g, [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.5]);
 }
 
-/// Positions of the first `games` floodgate openings, every ply, replayed through `play_usi`.
-pub(crate) fn floodgate_positions(games: usize) -> Vec<Position> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/kifu/floodgate2016-openings.sfen"
-    ))
-    .unwrap();
-    let mut out = Vec::new();
-    for line in text.lines().take(games) {
-        let mut pos = Position::startpos();
-        out.push(pos.clone());
-        for mv in line.split_whitespace().skip(2) {
-            pos.play_usi(mv).unwrap();
-            out.push(pos.clone());
-        }
-    }
-    out
-}
+/// Positions of the first `games` bundled floodgate openings, every ply (`crate::testdata`).
+pub(crate) use crate::testdata::floodgate_positions;
 
 /// Weights that are multiples of 1/64 below 16 in magnitude: every partial sum of
 /// up to a few hundred products with values ≤ 10 is exact in `f32`, so the dot
@@ -391,8 +375,8 @@ fn mirror_maps_relation_pairs_onto_each_other() {
         let m = set.mirror(index);
         assert_eq!(set.mirror(m), index);
         let (a, b) = (
-            describe_relation(index).unwrap(),
-            describe_relation(m).unwrap(),
+            Relation::describe(index).unwrap(),
+            Relation::describe(m).unwrap(),
         );
         assert_eq!(
             (a.piece_a.as_str(), a.piece_b.as_str()),
@@ -407,7 +391,7 @@ fn mirror_maps_relation_pairs_onto_each_other() {
     }
     // The worked example's own P 4c -> opp G 4b pairs with own P 6c -> opp G 6b.
     assert_eq!(
-        describe_relation(set.mirror(67_259)).unwrap().name,
+        Relation::describe(set.mirror(67_259)).unwrap().name,
         "own P 6c -> opp G 6b"
     );
     // Pieces on the centre file are their own mirror image.

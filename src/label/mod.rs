@@ -1,7 +1,7 @@
 //! Labels by the Mecha-Joshi rule (`DESIGN.md`, "Labels").
 //!
 //! For a position with legal moves m_1..m_k and the game's move g, each
-//! sibling s_i (the position after m_i) is searched with [`Searcher`] to the
+//! sibling s_i (the position after m_i) is searched with [`LabelSearcher`] to the
 //! configured depth with the labelling evaluator; v_i is its value for the
 //! side that moved, clamped to ±10000 (a mate is ±10000). Then
 //! y_g = v_g + margin and y_i = min(v_i, y_g − margin) for every other
@@ -10,7 +10,7 @@
 
 mod search;
 
-pub use search::{Searcher, MATE};
+pub use search::{LabelSearcher, LABEL_MATE};
 
 use crate::eval::{Evaluator, EVAL_LIMIT};
 use crate::shogi::{Move, Position};
@@ -68,8 +68,22 @@ pub enum LabelError {
     },
 }
 
+impl LabelError {
+    /// What an option's range is, for messages that name the option
+    /// themselves (a recipe's key); `None` for a game move.
+    pub fn expected(&self) -> Option<&'static str> {
+        match self {
+            Self::Margin(_) => Some("a margin from 1 to 10000 centipawns"),
+            Self::Scale(_) => Some("a positive finite scale"),
+            Self::Depth(_) => Some("a depth from 0 to 4 plies"),
+            Self::GameMove { .. } => None,
+        }
+    }
+}
+
 impl LabelOptions {
-    /// Checks every option once, before any work starts.
+    /// Checks every option once, before any work starts (the one range check:
+    /// `extract`'s flags and a recipe's `[labels]` both come here).
     pub fn check(self) -> Result<Self, LabelError> {
         if !(1..=EVAL_LIMIT).contains(&self.margin) {
             return Err(LabelError::Margin(self.margin));
@@ -115,7 +129,7 @@ pub struct Sibling {
 /// Labels every legal move of a position, reusing its buffers between positions.
 #[derive(Debug)]
 pub struct Labeller<'e, E: Evaluator> {
-    searcher: Searcher<'e, E>,
+    searcher: LabelSearcher<'e, E>,
     options: LabelOptions,
     moves: Vec<Move>,
     values: Vec<i32>,
@@ -126,17 +140,12 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
     /// A labeller with evaluator `eval` and checked `options`.
     pub fn new(eval: &'e E, options: LabelOptions) -> Self {
         Self {
-            searcher: Searcher::new(eval, options.quiescence),
+            searcher: LabelSearcher::new(eval, options.quiescence),
             options,
             moves: Vec::new(),
             values: Vec::new(),
             labels: Vec::new(),
         }
-    }
-
-    /// The options in use.
-    pub fn options(&self) -> LabelOptions {
-        self.options
     }
 
     /// Search nodes visited so far.

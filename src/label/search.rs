@@ -18,7 +18,7 @@ use crate::eval::Evaluator;
 use crate::shogi::{piece_value, Move, Piece, Position};
 
 /// Value of being checkmated (negated: of checkmating), beyond any evaluation.
-pub const MATE: i32 = 30_000;
+pub const LABEL_MATE: i32 = 30_000;
 
 const INFINITY: i32 = 32_000;
 
@@ -30,7 +30,7 @@ const MAX_PLY: usize = 96;
 /// A reusable searcher: move buffers per ply are kept between calls, so a warm
 /// searcher does not allocate.
 #[derive(Debug)]
-pub struct Searcher<'e, E: Evaluator> {
+pub struct LabelSearcher<'e, E: Evaluator> {
     eval: &'e E,
     quiescence: bool,
     /// Moves to search, per ply, in search order.
@@ -46,7 +46,7 @@ pub struct Searcher<'e, E: Evaluator> {
     nodes: u64,
 }
 
-impl<'e, E: Evaluator> Searcher<'e, E> {
+impl<'e, E: Evaluator> LabelSearcher<'e, E> {
     /// A searcher with evaluator `eval`, quiescence on or off.
     pub fn new(eval: &'e E, quiescence: bool) -> Self {
         Self {
@@ -67,12 +67,12 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
     }
 
     /// Value of `pos` for its side to move: `depth` plies of all legal moves, then the leaves.
-    /// Unclamped: mates are ±[`MATE`].
+    /// Unclamped: mates are ±[`LABEL_MATE`].
     pub fn search(&mut self, pos: &Position, depth: u32) -> i32 {
         self.negamax(pos, depth, -INFINITY, INFINITY, 0)
     }
 
-    /// The principal variation of the last [`Searcher::search`]: the moves from
+    /// The principal variation of the last [`LabelSearcher::search`]: the moves from
     /// its position to the one whose evaluation is the value (the "leaf" that
     /// `extract --rows-at leaf` takes features at). Empty when the position
     /// itself was evaluated.
@@ -147,7 +147,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         if any {
             best
         } else {
-            -MATE
+            -LABEL_MATE
         }
     }
 
@@ -157,7 +157,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         }
         self.nodes += 1;
         if pos.in_check() && !pos.has_legal_move() {
-            -MATE
+            -LABEL_MATE
         } else {
             self.eval.evaluate(pos)
         }
@@ -167,7 +167,7 @@ impl<'e, E: Evaluator> Searcher<'e, E> {
         self.clear_pv(ply);
         self.nodes += 1;
         if pos.in_check() && !pos.has_legal_move() {
-            return -MATE;
+            return -LABEL_MATE;
         }
         let mut best = self.eval.evaluate(pos);
         if best >= beta || ply >= MAX_PLY {

@@ -21,7 +21,7 @@ fn reference_ab(
 ) -> i32 {
     let moves = pos.legal_moves();
     if moves.is_empty() {
-        return -MATE;
+        return -LABEL_MATE;
     }
     if depth == 0 && (!quiescence || ply >= 96) {
         return Material.evaluate(pos);
@@ -67,7 +67,7 @@ fn alpha_beta_equals_an_unordered_search_on_real_positions() {
     let positions = floodgate_positions(8);
     let mut checked = 0;
     for quiescence in [true, false] {
-        let mut s = Searcher::new(&Material, quiescence);
+        let mut s = LabelSearcher::new(&Material, quiescence);
         for pos in positions.iter().step_by(7) {
             for mv in pos.legal_moves() {
                 let mut sib = pos.clone();
@@ -202,16 +202,12 @@ fn hanging_and_saved_rooks() {
 
 #[test]
 fn label_groups_on_real_games_have_one_maximum_the_game_move() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/kifu/floodgate2016-openings.sfen"
-    ))
-    .unwrap();
+    let lines = crate::testdata::floodgate_lines(5);
     let options = LabelOptions::default();
     let mut l = Labeller::new(&Material, options);
     let mut out = Vec::new();
     let mut groups = 0;
-    for line in text.lines().take(5) {
+    for line in &lines {
         let mut pos = Position::startpos();
         for text in line.split_whitespace().skip(2) {
             let mv = pos.parse_move(text).unwrap();

@@ -647,10 +647,8 @@ mod tests {
         let mut reader = RowReader::open(&path).unwrap();
         assert!(reader.next_chunk(&mut rows, 10).unwrap());
         assert_eq!((rows.group(0), rows.group(2)), (Some(1), Some(7)));
-        let (_, none) = read_paths_with_groups(&[
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/examples/small.svm")
-        ])
-        .unwrap();
+        let (_, none) =
+            read_paths_with_groups(&[crate::testdata::fixture("liblinear/small.svm")]).unwrap();
         assert_eq!(none, None);
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -739,7 +737,7 @@ mod tests {
 
     #[test]
     fn reads_the_golden_example_like_liblinear() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/examples/small.svm");
+        let path = crate::testdata::fixture("liblinear/small.svm");
         let d = read_paths(&[&path]).unwrap();
         assert_eq!(d.x.rows(), 500);
         assert_eq!(d.x.nnz(), 9856);

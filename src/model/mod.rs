@@ -729,7 +729,7 @@ mod tests {
     use super::*;
 
     fn examples() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/examples")
+        crate::testdata::fixture("liblinear")
     }
 
     #[test]

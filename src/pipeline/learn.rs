@@ -5,8 +5,9 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::figures::{ExtractFigures, FitFigures};
 use super::recipe::Recipe;
-use super::run::{io_at, other, ExtractFigures, FitFigures, PipelineError};
+use super::run::{io_at, other, PipelineError};
 use crate::eval::{DynEvaluator, EvalChoice, Material};
 use crate::features::Features;
 use crate::model::{toml_string, Model};

@@ -4,10 +4,13 @@
 //! game, the feature set, label options, solver options, the number of rounds
 //! and what to evaluate.
 
+pub mod figures;
 pub mod learn;
 pub mod recipe;
+pub mod reports;
 pub mod run;
 pub mod split;
+mod steps;
 pub mod weights;
 
 pub use recipe::{Recipe, RecipeError};

@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::label::{LabelError, LabelOptions};
+
 /// A whole recipe. Every table but `[inputs]` may be left out for its defaults.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -18,13 +20,13 @@ pub struct Recipe {
     pub split: Split,
     /// The feature set.
     #[serde(default)]
-    pub features: Features,
+    pub features: FeaturesTable,
     /// How siblings are labelled.
     #[serde(default)]
     pub labels: Labels,
     /// How the model is trained.
     #[serde(default)]
-    pub solver: Solver,
+    pub solver: SolverTable,
     /// How many extract → fit → evaluate rounds; round 1 labels with material,
     /// later rounds relabel with the previous round's model.
     #[serde(default = "one")]
@@ -150,7 +152,7 @@ pub struct Split {
 /// `[features]`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Features {
+pub struct FeaturesTable {
     /// Feature-set name, sets joined by commas (`relation`, `relation,material`).
     #[serde(default = "default_features")]
     pub set: String,
@@ -180,10 +182,22 @@ pub struct Labels {
     pub max_plies: u32,
 }
 
+impl Labels {
+    /// The label rule's options these keys set (checked by [`LabelOptions::check`]).
+    pub fn options(&self) -> LabelOptions {
+        LabelOptions {
+            margin: self.margin,
+            scale: self.scale,
+            quiescence: self.quiescence,
+            depth: self.depth,
+        }
+    }
+}
+
 /// `[solver]`: L2-regularized L2-loss SVR (liblinear `-s 11` / `-s 12`) or dense.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Solver {
+pub struct SolverTable {
     /// `primal` (Newton with line search), `dual` (coordinate descent) or `dense` (linfa-linear).
     #[serde(default = "default_solver")]
     pub name: String,
@@ -300,7 +314,7 @@ macro_rules! default_from_serde {
         }
     )*};
 }
-default_from_serde!(Split, Features, Labels, Solver, Evaluate);
+default_from_serde!(Split, FeaturesTable, Labels, SolverTable, Evaluate);
 
 /// A recipe that could not be read: the file and what is wrong (with the key and line).
 #[derive(Debug, thiserror::Error)]
@@ -322,10 +336,12 @@ pub enum RecipeError {
         message: String,
     },
     /// A value is out of its range.
-    #[error("{}: {key} = {value}: {expected}", path.display())]
+    #[error("{}: {}{key} = {value}: {expected}", path.display(), line_prefix(*line))]
     Value {
         /// The recipe file.
         path: PathBuf,
+        /// The key's line (1-based), when the recipe sets it (a default has none).
+        line: Option<usize>,
         /// The key, as `table.key`.
         key: &'static str,
         /// The value found.
@@ -368,13 +384,14 @@ impl Recipe {
             path: path.to_path_buf(),
             message: e.to_string().trim_end().to_string(),
         })?;
-        recipe.check(path)?;
+        recipe.check(path, text)?;
         Ok(recipe)
     }
 
-    fn check(&self, path: &Path) -> Result<(), RecipeError> {
+    fn check(&self, path: &Path, text: &str) -> Result<(), RecipeError> {
         let bad = |key, value: String, expected| RecipeError::Value {
             path: path.to_path_buf(),
+            line: key_line(text, key),
             key,
             value,
             expected,
@@ -393,19 +410,14 @@ impl Recipe {
                 "a fraction in [0, 1)",
             ));
         }
-        if self.labels.margin < 0 {
-            return Err(bad(
-                "labels.margin",
-                self.labels.margin.to_string(),
-                "a margin ≥ 0",
-            ));
-        }
-        if !(self.labels.scale.is_finite() && self.labels.scale > 0.0) {
-            return Err(bad(
-                "labels.scale",
-                self.labels.scale.to_string(),
-                "a positive scale",
-            ));
+        if let Err(e) = self.labels.options().check() {
+            let (key, value) = match e {
+                LabelError::Margin(m) => ("labels.margin", m.to_string()),
+                LabelError::Scale(x) => ("labels.scale", x.to_string()),
+                LabelError::Depth(d) => ("labels.depth", d.to_string()),
+                LabelError::GameMove { .. } => unreachable!("options only"),
+            };
+            return Err(bad(key, value, e.expected().unwrap_or_default()));
         }
         if !["primal", "dual", "dense"].contains(&self.solver.name.as_str()) {
             return Err(bad(
@@ -492,6 +504,32 @@ impl Recipe {
     }
 }
 
+/// `line N: `, or nothing when the line is not known.
+fn line_prefix(line: Option<usize>) -> String {
+    line.map(|n| format!("line {n}: ")).unwrap_or_default()
+}
+
+/// The 1-based line where `key` (`table.key`, or a top-level `key`) is set
+/// in recipe `text`, if it is set there.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let (table, name) = key.rsplit_once('.').unwrap_or(("", key));
+    let mut current = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            current = header.trim_end_matches(']').trim().to_string();
+        } else if current == table {
+            let Some((k, _)) = line.split_once('=') else {
+                continue;
+            };
+            if k.trim() == name {
+                return Some(i + 1);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -527,6 +565,54 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert_eq!(err, "r.toml: solver.c = -1: a positive cost");
+        assert_eq!(err, "r.toml: line 5: solver.c = -1: a positive cost");
+    }
+
+    /// The label options' one range check (`LabelOptions::check`), reported
+    /// with the recipe's file, line and key before any work starts.
+    #[test]
+    fn label_options_out_of_range_name_file_line_and_key() {
+        for (labels, want) in [
+            (
+                "margin = 0",
+                "r.toml: line 4: labels.margin = 0: a margin from 1 to 10000 centipawns",
+            ),
+            (
+                "margin = 10001",
+                "r.toml: line 4: labels.margin = 10001: a margin from 1 to 10000 centipawns",
+            ),
+            (
+                "depth = 5",
+                "r.toml: line 4: labels.depth = 5: a depth from 0 to 4 plies",
+            ),
+            (
+                "scale = 0.0",
+                "r.toml: line 4: labels.scale = 0: a positive finite scale",
+            ),
+        ] {
+            let text = format!("[inputs]\npaths = [\"g\"]\n[labels]\n{labels}\n");
+            let err = Recipe::parse(&text, Path::new("r.toml"))
+                .unwrap_err()
+                .to_string();
+            assert_eq!(err, want);
+        }
+        // A value the recipe does not set has no line.
+        let err = Recipe::parse("[inputs]\npaths = []\n", Path::new("r.toml"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "r.toml: line 2: inputs.paths = []: at least one file or folder"
+        );
+        let err = Recipe::parse(
+            "[inputs]\npaths = [\"g\"]\n[learner]\nmethod = \"x\"\n",
+            Path::new("r.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            err,
+            "r.toml: line 4: learner.method = x: svr, positions or selfplay"
+        );
     }
 }

@@ -20,7 +20,7 @@
 //! a promoted White silver in hand by both.
 
 use super::numbering::{square_from_number, square_number, DROP_KINDS};
-use crate::shogi::{Color, Piece, Position, Square};
+use crate::shogi::{Color, Piece, Position, Square, KIND_ORDER};
 
 /// One Huffman code: `len` bits, the first in the lowest bit of `bits`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,16 +48,17 @@ const BOARD_KINDS: [Piece; 13] = {
     kinds
 };
 
-/// Hand kinds in the tables' and the stream's order (cshogi's `HandPiece`).
-const HAND_KINDS: [Piece; 7] = [
-    Piece::Pawn,
-    Piece::Lance,
-    Piece::Knight,
-    Piece::Silver,
-    Piece::Gold,
-    Piece::Bishop,
-    Piece::Rook,
-];
+/// Hand kinds in the tables' and the stream's order (cshogi's `HandPiece`):
+/// P L N S G B R, the first seven of [`KIND_ORDER`].
+const HAND_KINDS: [Piece; 7] = {
+    let mut kinds = [Piece::Pawn; 7];
+    let mut i = 0;
+    while i < 7 {
+        kinds[i] = KIND_ORDER[i];
+        i += 1;
+    }
+    kinds
+};
 
 /// How many of each [`HAND_KINDS`] a full set holds.
 const SET_COUNTS: [u8; 7] = [18, 4, 4, 4, 4, 2, 2];

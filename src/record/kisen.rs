@@ -48,47 +48,25 @@ pub const RECORD_LEN: usize = 512;
 /// Bytes in one record of a Kisen `.idx` file.
 pub const INDEX_RECORD_LEN: usize = 32;
 
-/// Start positions of the handicap codes 0–7 (White, the upper player, moves first).
-const HANDICAPS: [(&str, &str); 8] = [
-    (
-        "平手",
-        "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
-    ),
-    (
-        "香落ち",
-        "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-    ),
-    (
-        "角落ち",
-        "lnsgkgsnl/1r7/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-    ),
-    (
-        "飛車落ち",
-        "lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-    ),
-    (
-        "飛香落ち",
-        "lnsgkgsn1/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-    ),
-    (
-        "二枚落ち",
-        "lnsgkgsnl/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-    ),
-    (
-        "四枚落ち",
-        "1nsgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-    ),
-    (
-        "六枚落ち",
-        "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
-    ),
+/// The `手合割` names of the handicap codes 0–7; their start positions (White,
+/// the upper player, moves first) are the KIF reader's table, the one table of
+/// handicaps (`kif::handicap_start`).
+const HANDICAPS: [&str; 8] = [
+    "平手",
+    "香落ち",
+    "角落ち",
+    "飛車落ち",
+    "飛香落ち",
+    "二枚落ち",
+    "四枚落ち",
+    "六枚落ち",
 ];
 
 /// The start position of a Kisen handicap code (0–7).
 pub fn handicap_start(code: u16) -> Option<Position> {
     HANDICAPS
         .get(code as usize)
-        .and_then(|(_, sfen)| Position::from_sfen(sfen).ok())
+        .and_then(|name| super::kif::handicap_start(name))
 }
 
 /// The Kisen hand order: 飛 角 金 銀 桂 香 歩 (the same as SFEN's R B G S N L P).

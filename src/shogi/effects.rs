@@ -100,12 +100,6 @@ impl Effects {
         &self.pieces[..self.len]
     }
 
-    /// The squares covered by at least one piece of `color`.
-    #[inline(always)]
-    pub fn covered(&self, color: Color) -> BitBoard {
-        self.covered[color as usize]
-    }
-
     /// Is `square` covered by at least one piece of `color`?
     #[inline(always)]
     pub fn is_covered(&self, color: Color, square: Square) -> bool {

@@ -20,18 +20,6 @@ pub use position::{
 
 pub use haitaka::{BitBoard, Board, Color, File, Move, Piece, Rank, Square};
 
-/// Number of squares on the board.
-pub const SQUARES: usize = 81;
-
-/// `square` as seen from `view`: unchanged for Black, rotated 180° for White.
-///
-/// Square indices are file-major (`(file − 1) × 9 + (rank − 1)`, rank 1 = `a`),
-/// so the rotation maps index `i` to `80 − i`.
-#[inline(always)]
-pub fn normalize_square(square: Square, view: Color) -> Square {
-    square.relative_to(view)
-}
-
 /// Index 0..81 of a square: `(file − 1) × 9 + (rank − 1)`, rank 1 = `a`.
 #[inline(always)]
 pub fn square_index(square: Square) -> usize {
@@ -103,13 +91,6 @@ pub const fn kind_index(piece: Piece) -> usize {
     }
 }
 
-/// Short English letter code of a piece kind as in [`KIND_ORDER`] (`P`, `+R`, ...).
-pub const fn kind_code(piece: Piece) -> &'static str {
-    [
-        "P", "L", "N", "S", "G", "B", "R", "K", "+P", "+L", "+N", "+S", "+B", "+R",
-    ][kind_index(piece)]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,9 +107,10 @@ mod tests {
     #[test]
     fn white_view_rotates_180() {
         for sq in Square::ALL {
-            let r = normalize_square(sq, Color::White);
+            // The perspective rule of DESIGN.md, as features use it: `relative_to`.
+            let r = sq.relative_to(Color::White);
             assert_eq!(square_index(r), 80 - square_index(sq));
-            assert_eq!(normalize_square(sq, Color::Black), sq);
+            assert_eq!(sq.relative_to(Color::Black), sq);
         }
     }
 

@@ -367,8 +367,32 @@ impl Position {
     }
 
     /// Does the side to move have any legal move? (No legal move loses in shogi.)
+    ///
+    /// The same answer as `count_legal_moves() > 0`: `haitaka`'s generator can
+    /// yield an illegal pawn-drop mate (in check it does not test for one at
+    /// all, out of check it tests only one square), so the drop set is
+    /// filtered as in [`Position::for_each_move_set`]. The search's mate tests
+    /// rest on this.
     pub fn has_legal_move(&self) -> bool {
-        self.board.generate_moves(|_| true)
+        let mut mate_drop = None;
+        let mut looked = false;
+        self.board.generate_moves(|moves| match moves {
+            PieceMoves::Drops {
+                piece: Piece::Pawn,
+                to,
+                ..
+            } => {
+                if !looked {
+                    mate_drop = self.pawn_drop_mate_square();
+                    looked = true;
+                }
+                match mate_drop {
+                    Some(square) => !to.rm(square).is_empty(),
+                    None => !to.is_empty(),
+                }
+            }
+            _ => true,
+        })
     }
 
     /// Is the side to move checkmated?
@@ -817,6 +841,54 @@ mod tests {
             pos.count_legal_moves() + 1,
             "haitaka still yields the drop"
         );
+    }
+
+    /// `has_legal_move` answers as the filtered move list does: on real
+    /// positions (in check or not), on the position where haitaka yields an
+    /// illegal pawn-drop mate, and on mates.
+    #[test]
+    fn has_legal_move_agrees_with_the_filtered_move_list() {
+        // Every position of the bundled tournament games (played to the end:
+        // checks and mates among them).
+        let mut positions = Vec::new();
+        for file in [
+            "040501.csa",
+            "olympiad2011-shokidoki-gps.csa",
+            "wcsc20-0504-7-gpsshogi-otsukishogi.csa",
+            "wcsc22-day3-7-ponanza.csa",
+            "wcsc23-day2-4-ponanza.csa",
+        ] {
+            let path = crate::testdata::fixture(&format!("tournament/{file}"));
+            let game = crate::record::read_file(&path).games.remove(0).unwrap();
+            let mut pos = game.start.clone();
+            positions.push(pos.clone());
+            for &mv in &game.moves {
+                pos.play(mv).unwrap();
+                positions.push(pos.clone());
+            }
+        }
+        positions.push(
+            Position::from_sfen(
+                "p3pp1p1/1+S1p2k1l/2+L5n/1p1g2g1p/P1s5s/6p1g/LPK2+p+p+b+n/7+rg/1+b1L3+pr w Nsn5p 230",
+            )
+            .unwrap(),
+        );
+        // Mated (head gold, protected), with and without a pawn in hand.
+        positions.push(Position::from_sfen("4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1").unwrap());
+        positions.push(Position::from_sfen("4k4/4G4/4P4/9/9/9/9/9/4K4 w p 1").unwrap());
+        let mut in_check = 0;
+        for pos in &positions {
+            assert_eq!(
+                pos.has_legal_move(),
+                pos.count_legal_moves() > 0,
+                "{}",
+                pos.to_sfen()
+            );
+            in_check += usize::from(pos.in_check());
+        }
+        assert!(in_check > 10, "only {in_check} positions in check");
+        let n = positions.len();
+        assert!(positions[n - 2].is_checkmate() && positions[n - 1].is_checkmate());
     }
 
     #[test]

@@ -42,7 +42,7 @@ use linfa::ParamGuard;
 use rayon::prelude::*;
 
 use super::TrainError;
-use crate::engine::agreement::hit_probability;
+use crate::eval::hit_probability;
 use crate::extract::in_ply_range;
 use crate::features::{dot, FeatureSet, GradientSink};
 use crate::model::Model;
@@ -95,7 +95,34 @@ pub struct RankingValidParams {
     max_plies: Option<usize>,
     prior: Option<Vec<f32>>,
     frozen: Option<std::ops::Range<usize>>,
-    leaf: bool,
+    leaf: Leaf,
+}
+
+/// Which position of each sibling is compared.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Leaf {
+    /// The raw sibling (the position right after the move).
+    #[default]
+    Sibling,
+    /// The end of the sibling's quiescence line under the material evaluator
+    /// (the same leaf for every weight vector).
+    Material,
+    /// The end of the sibling's quiescence line searched with the weights being
+    /// learned, re-searched at every step (Bonanza: the principal variation of
+    /// each move is found with the current evaluation, and the gradient goes to
+    /// the features of its leaf).
+    Current,
+}
+
+impl Leaf {
+    /// The name on the command line and in `MODEL.meta.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Leaf::Sibling => "sibling",
+            Leaf::Material => "material",
+            Leaf::Current => "current",
+        }
+    }
 }
 
 impl RankingValidParams {
@@ -137,6 +164,10 @@ impl RankingValidParams {
     }
     /// True when siblings are compared at their quiescence leaves.
     pub fn leaf(&self) -> bool {
+        self.leaf != Leaf::Sibling
+    }
+    /// Which position of each sibling is compared.
+    pub fn leaf_kind(&self) -> Leaf {
         self.leaf
     }
     /// True when a prior is set.
@@ -163,7 +194,7 @@ impl Default for RankingParams {
             max_plies: None,
             prior: None,
             frozen: None,
-            leaf: false,
+            leaf: Leaf::Sibling,
         })
     }
 }
@@ -234,7 +265,12 @@ impl RankingParams {
     /// searched with stand-pat), as Bonanza compares PV leaves, instead of the
     /// raw siblings.
     pub fn leaf(mut self, yes: bool) -> Self {
-        self.0.leaf = yes;
+        self.0.leaf = if yes { Leaf::Material } else { Leaf::Sibling };
+        self
+    }
+    /// Chooses which position of each sibling is compared ([`Leaf`]).
+    pub fn leaf_kind(mut self, leaf: Leaf) -> Self {
+        self.0.leaf = leaf;
         self
     }
 }
@@ -331,7 +367,7 @@ pub struct Ranker<'a, F: FeatureSet> {
     window: f64,
     skip_opening: usize,
     max_plies: Option<usize>,
-    leaf: bool,
+    leaf: Leaf,
     table: Option<crate::engine::search::TranspositionTable>,
     moves: Vec<Move>,
     children: Vec<Position>,
@@ -341,7 +377,7 @@ pub struct Ranker<'a, F: FeatureSet> {
     values: Vec<f32>,
 }
 
-impl<'a, F: FeatureSet> Ranker<'a, F> {
+impl<'a, F: FeatureSet + Sync> Ranker<'a, F> {
     /// A ranker over `features` with the sigmoid window and ply range of `params`.
     pub fn new(features: &'a F, params: &RankingValidParams) -> Self {
         Self {
@@ -350,8 +386,7 @@ impl<'a, F: FeatureSet> Ranker<'a, F> {
             skip_opening: params.skip_opening,
             max_plies: params.max_plies,
             leaf: params.leaf,
-            table: params
-                .leaf
+            table: (params.leaf != Leaf::Sibling)
                 .then(|| crate::engine::search::TranspositionTable::new(1)),
             moves: Vec::new(),
             children: Vec::new(),
@@ -379,9 +414,22 @@ impl<'a, F: FeatureSet> Ranker<'a, F> {
         for &mv in &self.moves {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            if let (true, Some(table)) = (self.leaf, self.table.as_mut()) {
-                child =
-                    crate::train::positions::Leaves::leaf_of(&crate::eval::Material, table, &child);
+            if let Some(table) = self.table.as_mut() {
+                child = match self.leaf {
+                    Leaf::Sibling => child,
+                    Leaf::Material => crate::train::positions::Leaves::leaf_of(
+                        &crate::eval::Material,
+                        table,
+                        &child,
+                    ),
+                    Leaf::Current => {
+                        let current = crate::eval::LinearView {
+                            features: self.features,
+                            weights,
+                        };
+                        crate::train::positions::Leaves::leaf_of(&current, table, &child)
+                    }
+                };
             }
             // The value for `view` of a position where it just moved is the model's
             // reading from `view`; where `view` is to move, minus the reading from

@@ -17,22 +17,46 @@ pub fn dir(name: &str) -> PathBuf {
 /// Runs `kifulearn ARGS` with stdin closed (so `usi` sees end of input) and a
 /// 60-second deadline, so a hang fails the test instead of stalling the suite.
 pub fn run(args: &[&str]) -> Output {
+    run_with(args, &[], 60)
+}
+
+/// [`run`] with environment variables `env` set and a deadline of `seconds`
+/// (for the learners' longer runs).
+pub fn run_with(args: &[&str], env: &[(&str, &str)], seconds: u64) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
+    // Drain the pipes while waiting, so a chatty run cannot block on a full pipe.
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut out, &mut buf).map(|_| buf)
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut err, &mut buf).map(|_| buf)
+    });
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
         if Instant::now() > deadline {
             let _ = child.kill();
-            panic!("kifulearn {args:?} did not finish within 60 s (a hang)");
+            panic!("kifulearn {args:?} did not finish within {seconds} s (a hang)");
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out_reader.join().unwrap().unwrap(),
+        stderr: err_reader.join().unwrap().unwrap(),
     }
-    child.wait_with_output().unwrap()
 }
 
 /// [`run`], and the run must succeed (its stderr is the failure message).
@@ -98,3 +122,35 @@ pub fn python<S: AsRef<std::ffi::OsStr>>(script: &str, args: &[S]) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// The one policy for a missing peer (a tool, a python module, `../shared`):
+/// when `available` is false, a visible note and `false` (the caller skips),
+/// or a failure when `CI` is set, where `.ci/install-peers.sh` installs the
+/// peers and `../shared` is checked out beside the repository.
+pub fn peer(available: bool, what: &str) -> bool {
+    if !available {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{what} is required when CI is set (run .ci/install-peers.sh; ../shared beside the clone)"
+        );
+        eprintln!("note: {what} not found; skipped");
+    }
+    available
+}
+
+/// `../shared/PATH` (the development data and tools beside the repository),
+/// or `None` with a note (a failure in CI) when it is absent.
+pub fn shared(path: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(path);
+    peer(p.exists(), &format!("../shared/{path}")).then_some(p)
+}
+
+#[path = "../../src/testdata/files.rs"]
+mod files;
+
+/// `fixture(PATH)`: a file under `fixtures/`; `floodgate_lines(n)`: the
+/// bundled floodgate opening lines (the same as the unit tests' `crate::testdata`).
+#[allow(unused_imports)] // not every test crate uses both
+pub use files::{fixture, floodgate_lines};

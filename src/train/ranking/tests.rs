@@ -177,3 +177,56 @@ fn bad_parameters_are_named() {
     assert!(err(RankingParams::new().batch_games(0)).contains("batch_games"));
     assert!(err(RankingParams::new().max_plies(Some(0))).contains("max_plies"));
 }
+
+#[test]
+fn current_leaves_are_searched_with_the_weights_being_learned() {
+    let features: Features = "material".parse().unwrap();
+    let material: Vec<f32> = crate::train::positions::named_prior(&features, "material")
+        .unwrap()
+        .into_iter()
+        .map(|w| w / 10_000.0)
+        .collect();
+    let params = |leaf: Leaf| RankingParams::new().leaf_kind(leaf).check().unwrap();
+    let (at_material, at_current) = (params(Leaf::Material), params(Leaf::Current));
+    let mut by_material = Ranker::new(&features, &at_material);
+    let mut by_current = Ranker::new(&features, &at_current);
+    let game = &games("fixtures/pro/kifu09136.csa")[0];
+    let positions: Vec<(Position, Move)> = game
+        .positions()
+        .filter_map(|(p, m)| Some((p, m?)))
+        .collect();
+    assert!(positions.len() > 100);
+    // With the weights at the material values, the weights' search is the
+    // material search: the same leaves, the same loss and top-1, position by position.
+    for (p, m) in &positions {
+        let a = by_material.position(&material, p, *m, None).unwrap();
+        let b = by_current.position(&material, p, *m, None).unwrap();
+        assert_eq!(a, b, "{}", p.to_sfen());
+    }
+    // With every piece worth minus its value, capturing loses: the weights'
+    // search stands pat where the material search takes, so the leaves (and
+    // the losses) part in the positions that have captures.
+    let negated: Vec<f32> = material.iter().map(|w| -w).collect();
+    let differ = positions
+        .iter()
+        .filter(|(p, m)| {
+            by_material.position(&negated, p, *m, None).unwrap()
+                != by_current.position(&negated, p, *m, None).unwrap()
+        })
+        .count();
+    assert!(
+        differ * 4 > positions.len(),
+        "{differ} of {} positions differ",
+        positions.len()
+    );
+    // A sibling's raw position is another leaf again.
+    let mut by_sibling = Ranker::new(&features, &params(Leaf::Sibling));
+    let differ_raw = positions
+        .iter()
+        .filter(|(p, m)| {
+            by_sibling.position(&material, p, *m, None).unwrap()
+                != by_current.position(&material, p, *m, None).unwrap()
+        })
+        .count();
+    assert!(differ_raw > 0);
+}

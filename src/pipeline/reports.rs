@@ -1,0 +1,185 @@
+//! The reports a run writes: each round's `agreement.csv` and `weights.csv`,
+//! and `DIR/rounds.csv` rebuilt from the rounds' files (docs/reports.md).
+
+use std::path::Path;
+
+use super::figures::{write_atomic, Figures};
+use super::run::{other, PipelineError};
+use crate::engine::agreement::Agreement;
+use crate::features::{FeatureSet, Features};
+use crate::model::{format_g17, Model};
+
+/// Name of the model evaluator in a round's `agreement.csv`: the model's path relative to `DIR`.
+pub(crate) fn model_name(round: u32) -> String {
+    format!("round-{round}/model.txt")
+}
+
+/// `evaluator,phase,positions,top1,top3,top5`, as `kifulearn evaluate --csv`.
+pub(crate) fn write_agreement(
+    path: &Path,
+    table: &[(String, Agreement)],
+) -> Result<(), PipelineError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut rows = vec![vec![
+        "evaluator".to_string(),
+        "phase".into(),
+        "positions".into(),
+        "top1".into(),
+        "top3".into(),
+        "top5".into(),
+    ]];
+    for (name, a) in table {
+        for (phase, tally) in a.rows() {
+            let [t1, t3, t5] = tally.rates();
+            rows.push(vec![
+                name.clone(),
+                phase.to_string(),
+                tally.positions.to_string(),
+                format!("{t1:.6}"),
+                format!("{t3:.6}"),
+                format!("{t5:.6}"),
+            ]);
+        }
+    }
+    for r in rows {
+        w.write_record(&r).map_err(other)?;
+    }
+    let bytes = w.into_inner().map_err(other)?;
+    write_atomic(path, &bytes)
+}
+
+/// Writes `weights.csv` (docs/reports.md): one row per non-zero weight; returns the row count.
+pub fn write_weights(
+    path: &Path,
+    model: &Model,
+    features: &Features,
+) -> Result<usize, PipelineError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "index", "set", "weight", "piece_a", "square_a", "piece_b", "square_b", "name",
+    ])
+    .map_err(other)?;
+    let mut n = 0;
+    for (j, &weight) in model.w.iter().enumerate() {
+        if weight == 0.0 {
+            continue;
+        }
+        let index = j as u32 + 1;
+        let name = features.describe(index).ok_or_else(|| {
+            PipelineError::Other(format!(
+                "weight index {index} is beyond feature set {} (dimension {})",
+                features.name(),
+                features.dimension()
+            ))
+        })?;
+        w.write_record([
+            index.to_string().as_str(),
+            name.set,
+            &format_g17(weight),
+            &name.piece_a,
+            &name.square_a,
+            &name.piece_b,
+            &name.square_b,
+            &name.name,
+        ])
+        .map_err(other)?;
+        n += 1;
+    }
+    let bytes = w.into_inner().map_err(other)?;
+    write_atomic(path, &bytes)?;
+    Ok(n)
+}
+
+/// The `all` row of each evaluator in a round's `agreement.csv`: `(evaluator, [top1, top3, top5])`.
+fn read_agreement(path: &Path) -> Result<Vec<(String, [String; 3])>, PipelineError> {
+    let mut r = csv::Reader::from_path(path).map_err(other)?;
+    let mut out = Vec::new();
+    for rec in r.records() {
+        let rec = rec.map_err(other)?;
+        if rec.get(1) == Some("all") {
+            let f = |i| rec.get(i).unwrap_or("").to_string();
+            out.push((f(0), [f(3), f(4), f(5)]));
+        }
+    }
+    Ok(out)
+}
+
+/// Rewrites `DIR/rounds.csv` from the files of rounds 1..=`last` (docs/reports.md).
+pub fn write_rounds(out: &Path, last: u32) -> Result<(), PipelineError> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "round",
+        "labeller",
+        "train_games",
+        "heldout_games",
+        "rows",
+        "nonzeros",
+        "objective",
+        "iterations",
+        "extract_seconds",
+        "fit_seconds",
+        "evaluate_seconds",
+        "model_top1",
+        "model_top3",
+        "model_top5",
+        "material_top1",
+        "material_top3",
+        "material_top5",
+        "match_depth",
+        "match_games",
+        "match_score",
+        "match_elo",
+        "match_elo_low",
+        "match_elo_high",
+    ])
+    .map_err(other)?;
+    for round in 1..=last {
+        let dir = out.join(format!("round-{round}"));
+        let f = Figures::load(&dir);
+        let (Some(e), Some(fit), Some(ev)) = (f.extract.clone(), f.fit.clone(), f.evaluate.clone())
+        else {
+            return Err(PipelineError::Other(format!(
+                "{}: a step's figures are missing",
+                Figures::path(&dir).display()
+            )));
+        };
+        let agreement = read_agreement(&dir.join("agreement.csv"))?;
+        let tops = |name: &str| {
+            agreement
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.clone())
+                .unwrap_or_default()
+        };
+        let (m, b) = (tops(&model_name(round)), tops("material"));
+        let mut row = vec![
+            round.to_string(),
+            e.labeller,
+            e.train_games.to_string(),
+            e.heldout_games.to_string(),
+            e.rows.to_string(),
+            e.nonzeros.to_string(),
+            format!("{:?}", fit.objective),
+            fit.iterations.to_string(),
+            format!("{:.3}", e.seconds),
+            format!("{:.3}", fit.seconds),
+            format!("{:.3}", ev.seconds),
+        ];
+        row.extend(m);
+        row.extend(b);
+        match &f.arena {
+            Some(a) => row.extend([
+                a.depth.to_string(),
+                (a.wins + a.losses + a.draws).to_string(),
+                format!("{:.4}", a.score()),
+                format!("{:.1}", a.elo),
+                format!("{:.1}", a.elo_low),
+                format!("{:.1}", a.elo_high),
+            ]),
+            None => row.extend(std::iter::repeat_n(String::new(), 6)),
+        }
+        w.write_record(&row).map_err(other)?;
+    }
+    let bytes = w.into_inner().map_err(other)?;
+    write_atomic(&out.join("rounds.csv"), &bytes)
+}

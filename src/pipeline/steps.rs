@@ -1,0 +1,132 @@
+//! Two steps of a round that are not extraction or agreement: the SVR fit on
+//! the round's rows and the match against the material engine. (The
+//! positions learner's step is `learn.rs`.)
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use linfa::prelude::*;
+
+use super::figures::{Figures, FitFigures, MatchFigures};
+use super::recipe::Recipe;
+use super::run::{io_at, other, Observer, PipelineError};
+use crate::eval::{load_linear, Material};
+use crate::features::{FeatureSet, Features};
+use crate::libsvm::read_paths;
+use crate::model::toml_string;
+use crate::train::{Progress, Solver, SparseDataset, SvrParams};
+
+/// Plays the round's model against the material engine (`[match]`); CSA
+/// records and `results.csv` go to `DIR/round-N/match/`.
+pub(crate) fn play_material(
+    recipe: &Recipe,
+    model: &Path,
+    dir: &Path,
+) -> Result<MatchFigures, PipelineError> {
+    use crate::arena::{default_openings, read_openings, run_match, MatchConfig};
+    let start = Instant::now();
+    let openings = match &recipe.arena.openings {
+        None => default_openings(),
+        Some(p) => {
+            let text = fs::read_to_string(p).map_err(io_at(p))?;
+            read_openings(&text, p).map_err(other)?
+        }
+    };
+    let eval = load_linear(model).map_err(other)?;
+    let cfg = MatchConfig {
+        depth: Some(recipe.arena.depth),
+        games: recipe.arena.games,
+        ..MatchConfig::default()
+    };
+    let report = run_match(&eval, &Material, &openings, &cfg, |_| {});
+    let match_dir = dir.join("match");
+    let mut files = crate::arena::files::MatchFiles::create(&match_dir, "model", "material")
+        .map_err(io_at(&match_dir))?;
+    for g in &report.games {
+        files.add(g).map_err(io_at(&match_dir))?;
+    }
+    files
+        .finish(&report.summary_line("model", "material"))
+        .map_err(io_at(&match_dir))?;
+    let (low, high) = report.elo_interval95();
+    Ok(MatchFigures {
+        depth: recipe.arena.depth,
+        wins: report.wins as u32,
+        losses: report.losses as u32,
+        draws: report.draws as u32,
+        elo: report.elo(),
+        elo_low: low,
+        elo_high: high,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Fits the round's model; writes the figures and the sidecar before the model,
+/// so an existing model always has both.
+pub(crate) fn fit_svr(
+    recipe: &Recipe,
+    features: &Features,
+    svm: &[PathBuf],
+    model_path: &Path,
+    dir: &Path,
+    figures: &mut Figures,
+    observer: &Arc<dyn Observer>,
+) -> Result<FitFigures, PipelineError> {
+    let s = &recipe.solver;
+    let solver = match s.name.as_str() {
+        "dual" => Solver::Dual,
+        "dense" => Solver::Dense,
+        _ => Solver::Primal,
+    };
+    let progress = observer.clone();
+    let mut params = SvrParams::new().c(s.c).p(s.p);
+    match (s.tolerance, solver) {
+        (Some(t), _) => params = params.tolerance(t),
+        (None, Solver::Primal) => {}
+        (None, _) => params = params.tolerance(super::recipe::DEFAULT_TOLERANCE),
+    }
+    let params = params
+        .bias(s.bias)
+        .solver(solver)
+        .max_iterations(s.max_iterations)
+        .progress(Arc::new(move |p: &Progress| progress.fit_iteration(p)));
+    let checked = linfa::ParamGuard::check(params).map_err(other)?;
+    let checked_tolerance = checked.tolerance();
+    let start = Instant::now();
+    let data = read_paths(svm).map_err(other)?;
+    let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
+    let fitted = checked.fit(&dataset).map_err(other)?;
+    if let Some(w) = fitted.iteration_cap_warning() {
+        observer.warning(&w);
+    }
+    let figures_fit = FitFigures {
+        objective: fitted.objective,
+        iterations: fitted.iterations,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    let mut model = fitted.model;
+    model.features = features.name();
+    figures.fit = Some(figures_fit.clone());
+    figures.save(dir)?;
+    model
+        .save_with_meta(
+            model_path,
+            false,
+            &model.features,
+            &[
+                ("solver", toml_string(solver.liblinear_name())),
+                ("c", format!("{:?}", s.c)),
+                ("p", format!("{:?}", s.p)),
+                ("tolerance", format!("{:?}", checked_tolerance)),
+                ("bias", format!("{:?}", s.bias)),
+                ("max_iterations", s.max_iterations.to_string()),
+                ("iterations", fitted.iterations.to_string()),
+                ("objective", format!("{:?}", fitted.objective)),
+                ("binary", "false".into()),
+            ],
+        )
+        .map_err(io_at(model_path))?;
+    Ok(figures_fit)
+}

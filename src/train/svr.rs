@@ -1,0 +1,431 @@
+//! Training the L2-regularized L2-loss ε-SVR of liblinear `-s 11`/`-s 12`:
+//!
+//! `min_w f(w) = ½‖w‖² + C Σᵢ max(0, |yᵢ − w·xᵢ| − p)²`
+//!
+//! behind linfa's API: [`SvrParams`] (builder) → [`ParamGuard::check`] →
+//! [`SvrValidParams`] → [`Fit`] on a [`SparseDataset`] → [`SvrModel`], which
+//! implements [`PredictInplace`].
+//!
+//! | parameter | default | range | meaning |
+//! |---|---|---|---|
+//! | `c` | 1 | finite, > 0 | loss weight C |
+//! | `p` | 0.1 | finite, ≥ 0 | tube width (liblinear's `-p`, epsilon) |
+//! | `tolerance` | solver's: primal certified gap, dual 0.1 (liblinear's) | finite, > 0 | primal: stop at ‖∇f(w)‖ ≤ tol ‖∇f(0)‖ (unset: at ‖∇f(w)‖²/2 ≤ 5e-4 f(w), the objective within 0.05% of the optimum); dual: projected-gradient sum ≤ tol × first epoch's |
+//! | `max_iterations` | 1000 | ≥ 1 | Newton steps (primal) or epochs (dual) |
+//! | `bias` | -1 (none) | finite | constant feature appended to every row (`-B`), its weight regularised |
+//! | `solver` | `Primal` | `Primal`, `Dual`, `Dense` | Newton with line search ([`newton`](super::newton)), dual CD, or linfa-linear on a dense copy |
+//!
+//! The `Dense` solver minimises the same objective with `p = 0` (squared
+//! error) through `linfa_linear::TweedieRegressor` (power 0, identity link,
+//! `alpha = 1/(2nC)`, the bias as an ordinary column); it ignores `p` and is
+//! meant for small feature sets (at most [`DENSE_MAX_FEATURES`] columns).
+
+use std::sync::Arc;
+
+use linfa::dataset::Records;
+use linfa::prelude::*;
+use linfa::ParamGuard;
+use ndarray::{Array1, Array2};
+use sprs::CsMatI;
+
+use super::objective::{primal_value, L2SvrObjective, Rows};
+use super::TrainError;
+use crate::model::Model;
+
+/// Largest column count the dense solver accepts.
+pub const DENSE_MAX_FEATURES: usize = 4096;
+
+/// A sparse design matrix (rows × features) as linfa records.
+#[derive(Debug, Clone)]
+pub struct SparseDataset(pub CsMatI<f32, u32>);
+
+impl Records for SparseDataset {
+    type Elem = f32;
+    fn nsamples(&self) -> usize {
+        self.0.rows()
+    }
+    fn nfeatures(&self) -> usize {
+        self.0.cols()
+    }
+}
+
+/// Which optimizer minimises the objective.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Solver {
+    /// Newton with line search on the primal (liblinear `-s 11`'s objective; [`newton`]).
+    Primal,
+    /// Dual coordinate descent with shrinking (liblinear `-s 12`).
+    Dual,
+    /// linfa-linear on a dense copy (small feature sets; squared loss, `p` ignored).
+    Dense,
+}
+
+impl Solver {
+    /// liblinear's `solver_type` name for the model file.
+    pub fn liblinear_name(self) -> &'static str {
+        match self {
+            Solver::Primal | Solver::Dense => "L2R_L2LOSS_SVR",
+            Solver::Dual => "L2R_L2LOSS_SVR_DUAL",
+        }
+    }
+}
+
+/// One iteration's report, given to the progress callback.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// `"primal"` or `"dual"`.
+    pub solver: &'static str,
+    /// 1-based iteration (Newton step or epoch).
+    pub iteration: usize,
+    /// Primal: f(w). Dual: minus the dual objective (a lower bound on the primal optimum).
+    pub objective: f64,
+    /// Primal: ‖∇f(w)‖. Dual: the epoch's summed projected-gradient violation.
+    pub gradient_norm: f64,
+    /// Seconds since the solver started.
+    pub seconds: f64,
+}
+
+/// A progress callback.
+pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// Checked hyper-parameters (see the module table).
+#[derive(Clone)]
+pub struct SvrValidParams {
+    c: f64,
+    p: f64,
+    tolerance: Option<f64>,
+    max_iterations: usize,
+    bias: f64,
+    solver: Solver,
+    progress: Option<ProgressFn>,
+}
+
+impl std::fmt::Debug for SvrValidParams {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SvrValidParams")
+            .field("c", &self.c)
+            .field("p", &self.p)
+            .field("tolerance", &self.tolerance())
+            .field("max_iterations", &self.max_iterations)
+            .field("bias", &self.bias)
+            .field("solver", &self.solver)
+            .finish()
+    }
+}
+
+impl SvrValidParams {
+    /// C.
+    pub fn c(&self) -> f64 {
+        self.c
+    }
+    /// p (epsilon).
+    pub fn p(&self) -> f64 {
+        self.p
+    }
+    /// The stopping tolerance in effect (the solver's default when unset).
+    ///
+    /// For the primal solver the default is a different rule, not a value
+    /// of the relative-gradient one: stop when `‖∇f(w)‖²/2 ≤ 5e-4 f(w)`,
+    /// which certifies the objective within 0.05% of the optimum; this
+    /// returns that 5e-4.
+    pub fn tolerance(&self) -> f64 {
+        self.tolerance.unwrap_or(match self.solver {
+            Solver::Dual => 0.1,
+            Solver::Primal => super::newton::DEFAULT_GAP,
+            Solver::Dense => 1e-4,
+        })
+    }
+    /// Maximum iterations.
+    pub fn max_iterations(&self) -> usize {
+        self.max_iterations
+    }
+    /// Bias feature value (< 0: none).
+    pub fn bias(&self) -> f64 {
+        self.bias
+    }
+    /// The solver.
+    pub fn solver(&self) -> Solver {
+        self.solver
+    }
+}
+
+/// Unchecked hyper-parameters: a builder; [`ParamGuard::check`] validates.
+#[derive(Debug, Clone)]
+pub struct SvrParams(SvrValidParams);
+
+impl Default for SvrParams {
+    fn default() -> Self {
+        SvrParams(SvrValidParams {
+            c: 1.0,
+            p: 0.1,
+            tolerance: None,
+            max_iterations: 1000,
+            bias: -1.0,
+            solver: Solver::Primal,
+            progress: None,
+        })
+    }
+}
+
+impl SvrParams {
+    /// liblinear's defaults: C = 1, p = 0.1, no bias, primal solver.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets C.
+    pub fn c(mut self, c: f64) -> Self {
+        self.0.c = c;
+        self
+    }
+    /// Sets p (epsilon, the tube width).
+    pub fn p(mut self, p: f64) -> Self {
+        self.0.p = p;
+        self
+    }
+    /// Sets the stopping tolerance.
+    pub fn tolerance(mut self, tol: f64) -> Self {
+        self.0.tolerance = Some(tol);
+        self
+    }
+    /// Sets the iteration limit.
+    pub fn max_iterations(mut self, n: usize) -> Self {
+        self.0.max_iterations = n;
+        self
+    }
+    /// Sets the bias feature value (negative: none).
+    pub fn bias(mut self, b: f64) -> Self {
+        self.0.bias = b;
+        self
+    }
+    /// Chooses the solver.
+    pub fn solver(mut self, s: Solver) -> Self {
+        self.0.solver = s;
+        self
+    }
+    /// Receives one report per iteration.
+    pub fn progress(mut self, f: ProgressFn) -> Self {
+        self.0.progress = Some(f);
+        self
+    }
+}
+
+impl ParamGuard for SvrParams {
+    type Checked = SvrValidParams;
+    type Error = TrainError;
+
+    fn check_ref(&self) -> Result<&SvrValidParams, TrainError> {
+        let p = &self.0;
+        let bad = |m: String| Err(TrainError::InvalidParam(m));
+        if !(p.c.is_finite() && p.c > 0.0) {
+            return bad(format!("C must be positive and finite, got {}", p.c));
+        }
+        if !(p.p.is_finite() && p.p >= 0.0) {
+            return bad(format!("p must be non-negative and finite, got {}", p.p));
+        }
+        if let Some(t) = p.tolerance {
+            if !(t.is_finite() && t > 0.0) {
+                return bad(format!("tolerance must be positive and finite, got {t}"));
+            }
+        }
+        if p.max_iterations == 0 {
+            return bad("max_iterations must be at least 1, got 0".into());
+        }
+        if !p.bias.is_finite() {
+            return bad(format!("bias must be finite, got {}", p.bias));
+        }
+        Ok(p)
+    }
+
+    fn check(self) -> Result<SvrValidParams, TrainError> {
+        self.check_ref()?;
+        Ok(self.0)
+    }
+}
+
+/// A fitted SVR: the model plus how it was reached.
+#[derive(Debug, Clone)]
+pub struct SvrModel {
+    /// The weights, ready to save.
+    pub model: Model,
+    /// Iterations taken (Newton steps or epochs; 0 for the dense solver).
+    pub iterations: usize,
+    /// The exact primal objective at the returned weights.
+    pub objective: f64,
+    /// The solver stopped on its iteration cap, not on its tolerance (primal
+    /// and dual; see [`SvrModel::iteration_cap_warning`]).
+    pub reached_max_iter: bool,
+}
+
+impl SvrModel {
+    /// liblinear's "WARNING: reaching max number of iterations", in our words,
+    /// when the solver stopped on its cap: the weights are short of the
+    /// optimum the tolerance asks for. `None` when it stopped on its tolerance.
+    pub fn iteration_cap_warning(&self) -> Option<String> {
+        if !self.reached_max_iter {
+            return None;
+        }
+        let (solver, unit) = match self.model.solver_type.as_str() {
+            "L2R_L2LOSS_SVR_DUAL" => ("dual", "epochs"),
+            _ => ("primal", "Newton steps"),
+        };
+        Some(format!(
+            "reaching max number of iterations: the {solver} solver stopped after {} {unit} \
+             (its cap) before its tolerance, so the weights are not at the optimum; \
+             raise the cap (--max-iter, recipe max_iterations) or the tolerance (-e)",
+            self.iterations
+        ))
+    }
+}
+
+impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
+    type Object = SvrModel;
+
+    fn fit(
+        &self,
+        dataset: &DatasetBase<SparseDataset, Array1<f64>>,
+    ) -> Result<SvrModel, TrainError> {
+        let x = &dataset.records.0;
+        let y = dataset
+            .targets
+            .as_slice()
+            .ok_or_else(|| TrainError::Data("targets must be contiguous".into()))?;
+        if x.rows() != y.len() {
+            return Err(TrainError::Data(format!(
+                "{} rows but {} labels",
+                x.rows(),
+                y.len()
+            )));
+        }
+        let rows = Rows::new(x, self.bias);
+        let n = rows.dimension();
+        let mut w = vec![0.0; n];
+        let noop = |_: &Progress| {};
+        let report: &(dyn Fn(&Progress) + Sync) = match &self.progress {
+            Some(f) => f.as_ref(),
+            None => &noop,
+        };
+        let (iterations, reached_max_iter) = match self.solver {
+            Solver::Primal => {
+                let mut f = L2SvrObjective::new(rows, y, self.c, self.p);
+                let mut params = super::newton::NewtonParams {
+                    max_iter: self.max_iterations,
+                    ..Default::default()
+                };
+                if let Some(eps) = self.tolerance {
+                    params.eps = eps;
+                    params.gap = 0.0;
+                }
+                let r = super::newton::newton(&mut f, &mut w, params, &mut |p| report(p));
+                (r.iterations, r.reached_max_iter)
+            }
+            Solver::Dual => {
+                let r = super::dual::dual_cd(
+                    &rows,
+                    y,
+                    super::dual::DualParams {
+                        c: self.c,
+                        p: self.p,
+                        eps: self.tolerance(),
+                        max_iter: self.max_iterations,
+                    },
+                    &mut w,
+                    &mut |p| report(p),
+                );
+                (r.iterations, r.reached_max_iter)
+            }
+            Solver::Dense => {
+                w = fit_dense(
+                    x,
+                    y,
+                    self.c,
+                    self.bias,
+                    self.tolerance(),
+                    self.max_iterations,
+                )?;
+                (0, false)
+            }
+        };
+        let rows = Rows::new(x, self.bias);
+        let objective = primal_value(&rows, y, self.c, self.p, &w);
+        let bias_weight = if self.bias >= 0.0 {
+            w.pop().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        Ok(SvrModel {
+            model: Model {
+                solver_type: self.solver.liblinear_name().into(),
+                w,
+                bias: self.bias,
+                bias_weight,
+                features: String::new(),
+            },
+            iterations,
+            objective,
+            reached_max_iter,
+        })
+    }
+}
+
+/// `½‖w‖² + C Σ (y − w·x)²` through linfa-linear's GLM (Normal, identity link):
+/// its objective `1/(2n) Σ r² + α/2 ‖w‖²` has the same minimiser when `α = 1/(2nC)`.
+fn fit_dense(
+    x: &CsMatI<f32, u32>,
+    y: &[f64],
+    c: f64,
+    bias: f64,
+    tol: f64,
+    max_iter: usize,
+) -> Result<Vec<f64>, TrainError> {
+    let cols = x.cols() + usize::from(bias >= 0.0);
+    if x.cols() > DENSE_MAX_FEATURES {
+        return Err(TrainError::Data(format!(
+            "the dense solver takes at most {DENSE_MAX_FEATURES} features, the data has {}",
+            x.cols()
+        )));
+    }
+    let mut a = Array2::<f64>::zeros((x.rows(), cols));
+    for (i, row) in x.outer_iterator().enumerate() {
+        for (j, &v) in row.iter() {
+            a[[i, j]] = v as f64;
+        }
+        if bias >= 0.0 {
+            a[[i, cols - 1]] = bias;
+        }
+    }
+    let n = y.len().max(1) as f64;
+    let data = Dataset::new(a, Array1::from(y.to_vec()));
+    let fitted = linfa_linear::TweedieRegressor::params()
+        .power(0.0)
+        .link(linfa_linear::Link::Identity)
+        .alpha(1.0 / (2.0 * n * c))
+        .fit_intercept(false)
+        .tol(tol)
+        .max_iter(max_iter)
+        .fit(&data)
+        .map_err(|e| TrainError::Data(format!("linfa-linear: {e}")))?;
+    Ok(fitted.coef.to_vec())
+}
+
+impl PredictInplace<SparseDataset, Array1<f64>> for SvrModel {
+    fn predict_inplace(&self, x: &SparseDataset, y: &mut Array1<f64>) {
+        predict_into(&self.model, &x.0, y);
+    }
+
+    fn default_target(&self, x: &SparseDataset) -> Array1<f64> {
+        Array1::zeros(x.0.rows())
+    }
+}
+
+/// liblinear-predict's rule for every row of `x`, in parallel over rows.
+pub fn predict_into(model: &Model, x: &CsMatI<f32, u32>, out: &mut Array1<f64>) {
+    use rayon::prelude::*;
+    let indptr = x.indptr().into_raw_storage();
+    let (idx, val) = (x.indices(), x.data());
+    if let Some(out) = out.as_slice_mut() {
+        out.par_iter_mut().enumerate().for_each(|(i, o)| {
+            let (a, b) = (indptr[i] as usize, indptr[i + 1] as usize);
+            *o = model.predict_row(&idx[a..b], &val[a..b]);
+        });
+    }
+}
