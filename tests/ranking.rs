@@ -63,6 +63,7 @@ fn fit_ranking_writes_a_model_that_evaluate_plays() {
         "2",
         "--held-out",
         "fixtures/selfplay/fsf_selfplay_w2_00049.csa",
+        "-v",
     ]);
     assert_eq!(code, 0, "{err}");
     let j = objectives(&err);
@@ -103,6 +104,7 @@ fn every_optimizer_runs_from_the_command_line() {
             "2",
             "--max-plies",
             "30",
+            "-v",
         ]);
         assert_eq!(code, 0, "{optimizer}: {err}");
         assert_eq!(objectives(&err).len(), 2, "{err}");
@@ -138,7 +140,8 @@ fn ranking_options_are_checked() {
     assert_eq!(code, 2);
     assert_eq!(
         err.trim(),
-        "error: --epochs is an option of --method ranking or streaming"
+        "error: --epochs does not apply to --method svr \
+         (it is an option of --method ranking, streaming, positions)"
     );
     assert!(!model.exists());
     let _ = fs::remove_dir_all(&dir);

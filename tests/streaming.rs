@@ -126,13 +126,17 @@ fn bad_parameters_are_named() {
     assert!(!ok);
     assert_eq!(
         e.trim(),
-        "error: --rate is an option of --method ranking or streaming"
+        "error: --rate does not apply to --method svr \
+         (it is an option of --method ranking, streaming, positions)"
     );
     let (ok, _, e) = kifulearn(&[
         "fit", "--method", "ranking", "x.kif", "--out", "m", "--bound", "1",
     ]);
     assert!(!ok);
-    assert_eq!(e.trim(), "error: --bound applies to --method streaming");
+    assert_eq!(
+        e.trim(),
+        "error: --bound does not apply to --method ranking (it is an option of --method streaming)"
+    );
     let (ok, _, e) = kifulearn(&[
         "fit",
         "--method",
@@ -144,7 +148,10 @@ fn bad_parameters_are_named() {
         "1",
     ]);
     assert!(!ok);
-    assert_eq!(e.trim(), "error: --window is an option of --method ranking");
+    assert_eq!(
+        e.trim(),
+        "error: --window does not apply to --method streaming (it is an option of --method ranking)"
+    );
     let (ok, _, e) = kifulearn(&[
         "fit",
         "--method",

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use kifulearn::arena::files::{summary_text, MatchFiles};
 use kifulearn::arena::openings::DEFAULT_OPENINGS_NAME;
 use kifulearn::arena::{
@@ -12,7 +11,7 @@ use kifulearn::arena::{
 };
 use kifulearn::eval::{load_evaluator, EvalChoice};
 
-use super::CliResult;
+use super::{verbosity, CliResult};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,7 +21,7 @@ pub struct Args {
     /// Evaluator B: a model file, or `material`.
     #[arg(long)]
     engine_b: String,
-    /// Search depth of both sides (default 2 when --nodes is not given either).
+    /// Search depth of both sides [default: 2 when --nodes is not given either].
     #[arg(long)]
     depth: Option<u32>,
     /// Node limit per move of both sides (deterministic: counted, not timed).
@@ -31,19 +30,19 @@ pub struct Args {
     /// Games to play; each opening is played twice, colours swapped.
     #[arg(long, default_value_t = 100)]
     games: usize,
-    /// Opening lines (`startpos moves ...` / `sfen ... moves ...`, one a line).
-    /// Default: the bundled TEST openings, fixtures/openings/match.sfen (575 of
+    /// Opening lines (`startpos moves ...` / `sfen ... moves ...`, one a line)
+    /// [default: the bundled TEST openings, fixtures/openings/match.sfen: 575 of
     /// lines 10232–10831 of the floodgate-2016 set, less 25 that open training
-    /// games; generation uses only lines 1–10231).
+    /// games; generation uses only lines 1–10231].
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Start at this opening line (counting after the --seed shuffle), wrapping around.
     #[arg(long, default_value_t = 0)]
     openings_skip: usize,
-    /// Shuffle the openings with this seed (default: file order).
+    /// Shuffle the openings with this seed [default: none, file order].
     #[arg(long)]
     seed: Option<u64>,
-    /// Threads playing games (default: all cores). Results do not depend on it.
+    /// Threads playing games [default: all cores]. Results do not depend on it.
     #[arg(long)]
     jobs: Option<usize>,
     /// Plies from the start position (opening included) after which a game is drawn.
@@ -58,21 +57,15 @@ pub struct Args {
     /// SPRT: Elo of H1.
     #[arg(long, requires = "elo0", allow_hyphen_values = true)]
     elo1: Option<f64>,
-    /// SPRT: type I error rate.
-    #[arg(long, default_value_t = 0.05)]
+    /// SPRT: type I error rate (with --elo0 and --elo1).
+    #[arg(long, default_value_t = 0.05, requires = "elo0")]
     alpha: f64,
-    /// SPRT: type II error rate.
-    #[arg(long, default_value_t = 0.05)]
+    /// SPRT: type II error rate (with --elo0 and --elo1).
+    #[arg(long, default_value_t = 0.05, requires = "elo0")]
     beta: f64,
     /// Write DIR/games/NNNN.csa, DIR/results.csv and DIR/summary.txt.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// No progress bar.
-    #[arg(short, long)]
-    quiet: bool,
-    /// One line per game on stderr.
-    #[arg(short, long, conflicts_with = "quiet")]
-    verbose: bool,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -134,22 +127,16 @@ pub fn run(args: Args) -> CliResult {
         ),
         None => None,
     };
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(args.games as u64);
-        if let Ok(style) =
-            ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} {elapsed}")
-        {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar
-    };
+    // -q: no bar; -v: one line per game on stderr.
+    let bar = verbosity::bar(
+        args.games as u64,
+        "{bar:40} {pos}/{len} games {msg} {elapsed}",
+    )?;
     let mut tally = Tally::default();
     let mut write_error = None;
     let report = run_match(&a, &b, &openings, &cfg, |g| {
         tally.add(g.score_a());
-        if args.verbose {
+        if verbosity::verbose() {
             let line = format!(
                 "game {:4} line {:5} A {:5} {:4} {:15} {:3} plies",
                 g.game,

@@ -35,7 +35,7 @@ pub fn run(args: Args) -> CliResult {
         DatasetCommand::Merge(m) => {
             let summary = merge(&m.shards, &m.out)?;
             let d = &summary.dataset;
-            eprintln!(
+            super::verbosity::summary!(
                 "merged {} shards: {} games ({} failed), {} rows, {} nonzeros, features {} (dimension {}) -> {}",
                 summary.shards,
                 d.games,

@@ -4,8 +4,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
-
 use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::extract::{self, ExtractOptions, Labelling};
 use kifulearn::features::{FeatureSet, Features};
@@ -13,6 +11,7 @@ use kifulearn::generate::Shard;
 use kifulearn::label::LabelOptions;
 use kifulearn::record;
 
+use super::verbosity::{self, summary};
 use super::CliResult;
 
 #[derive(clap::Args)]
@@ -53,14 +52,14 @@ pub struct Args {
     /// Do not label positions before this ply.
     #[arg(long, default_value_t = 0)]
     skip_opening: usize,
-    /// Do not label positions at this ply or later.
+    /// Do not label positions at this ply or later [default: none, every ply].
     #[arg(long)]
     max_plies: Option<usize>,
     /// The labelling evaluator: `material` (round 1 of the Mecha-Joshi recipe) or a
     /// model file from `fit` (later rounds relabel with the previous model).
     #[arg(long, default_value = "material")]
     labeller: String,
-    /// Games extracted in parallel (default: all cores).
+    /// Games extracted in parallel [default: all cores].
     #[arg(long)]
     jobs: Option<usize>,
 }
@@ -106,14 +105,10 @@ pub fn run(args: Args) -> CliResult {
         .filter(|j| extract::names::in_shard(args.shard, j))
         .count();
 
-    let bar = ProgressBar::new(in_shard as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec} {msg}",
-        )
-        .map_err(|e| e.to_string())?
-        .progress_chars("=> "),
-    );
+    let bar = verbosity::bar(
+        in_shard as u64,
+        "{elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec} {msg}",
+    )?;
     let start = Instant::now();
     let rows = std::sync::atomic::AtomicU64::new(0);
     let summary = pool.install(|| {
@@ -131,7 +126,8 @@ pub fn run(args: Args) -> CliResult {
                     bar.set_message(format!("{:.0} rows/s", n as f64 / secs));
                 }
                 if !report.is_ok() {
-                    bar.println(format!("{}: {}", report.source, report.status));
+                    // A failed game is reported at every level (a hidden bar prints nothing).
+                    bar.suspend(|| eprintln!("{}: {}", report.source, report.status));
                 }
                 bar.inc(1);
             },
@@ -140,7 +136,7 @@ pub fn run(args: Args) -> CliResult {
     bar.finish();
     report_redone(&summary.redone);
     if summary.removed > 0 {
-        eprintln!(
+        summary!(
             "removed {} file(s) of games not in this run (or of the older flat layout)",
             summary.removed
         );
@@ -151,7 +147,7 @@ pub fn run(args: Args) -> CliResult {
     let nonzeros: u64 = summary.reports.iter().map(|r| r.nonzeros).sum();
     let secs = start.elapsed().as_secs_f64();
     let new_rows = rows.load(std::sync::atomic::Ordering::Relaxed);
-    eprintln!(
+    summary!(
         "{} games{} ({} resumed, {failed} failed), {total_rows} rows, {:.1} nonzeros/row, \
          features {} (dimension {}); {new_rows} new rows in {secs:.1} s ({:.0} rows/s)",
         summary.reports.len(),
@@ -169,7 +165,7 @@ pub fn run(args: Args) -> CliResult {
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(1)
+        ExitCode::from(super::PARTIAL)
     })
 }
 
@@ -187,7 +183,7 @@ fn report_redone(redone: &[(String, String)]) {
     }
     for (why, games) in by_reason {
         let shown: Vec<&str> = games.iter().take(3).copied().collect();
-        eprintln!(
+        summary!(
             "redid {} game(s) ({}{}): {why}",
             games.len(),
             shown.join(", "),

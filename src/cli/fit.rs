@@ -6,10 +6,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use clap::{Args as ClapArgs, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args as ClapArgs, ValueEnum};
 use kifulearn::features::{BaseSet, Features};
 use kifulearn::libsvm::{expand_paths, read_paths};
-use kifulearn::model::{toml_string, write_meta, Model};
+use kifulearn::model::{toml_string, Model};
 use kifulearn::train::isotonic::monotone_hand;
 use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
 use linfa::prelude::*;
@@ -17,6 +18,7 @@ use linfa::prelude::*;
 use super::fit_positions::{self, PositionsArgs};
 use super::fit_ranking::{self, RankingArgs};
 use super::fit_streaming::{self, StreamingArgs};
+use super::verbosity::{summary, trace};
 use super::CliResult;
 
 /// Options of `fit` (defaults as `liblinear-train -s 11`).
@@ -44,7 +46,7 @@ pub struct Args {
     p: f64,
     /// Stopping tolerance. Primal: stop at |g| <= e |g(0)| (liblinear's rule);
     /// unset, stop when |g|^2/2 <= 0.0005 f, the objective within 0.05% of the
-    /// optimum (docs/svr.md). Dual: liblinear's, default 0.1.
+    /// optimum (docs/svr.md). Dual: liblinear's [default: primal the 0.05% rule, dual 0.1].
     #[arg(short = 'e', allow_negative_numbers = true)]
     tolerance: Option<f64>,
     /// Bias feature value (negative: no bias).
@@ -100,19 +102,6 @@ pub struct LearnerArgs {
     pub seed: Option<u64>,
 }
 
-impl LearnerArgs {
-    fn first_given(&self) -> Option<&'static str> {
-        [
-            (self.epochs.is_some(), "--epochs"),
-            (self.batch_games.is_some(), "--batch-games"),
-            (self.rate.is_some(), "--rate"),
-            (self.seed.is_some(), "--seed"),
-        ]
-        .into_iter()
-        .find_map(|(given, name)| given.then_some(name))
-    }
-}
-
 /// Where and how a learner writes its model.
 pub struct ModelOut<'a> {
     /// The model file.
@@ -126,20 +115,23 @@ pub struct ModelOut<'a> {
 }
 
 impl ModelOut<'_> {
-    /// Applies `--monotone-hand` (weighted by `counts` when given) and saves.
-    pub fn save(&self, model: &mut Model, counts: Option<&[f64]>) -> std::io::Result<()> {
+    /// Applies `--monotone-hand` (weighted by `counts` when given), then writes
+    /// the model and its sidecar as one unit ([`Model::save_with_meta`]), with
+    /// `monotone_hand` added to `options`.
+    pub fn write(
+        &self,
+        model: &mut Model,
+        counts: Option<&[f64]>,
+        features: &str,
+        options: &[(&str, String)],
+    ) -> std::io::Result<()> {
         if let Some(features) = &self.monotone_hand {
             let changed = monotone_hand(features, &mut model.w, counts).unwrap_or(0);
-            eprintln!("monotone hand: {changed} weight(s) pooled");
+            summary!("monotone hand: {changed} weight(s) pooled");
         }
-        model.save(self.path, self.binary)
-    }
-
-    /// The sidecar, with `monotone_hand` added to `options`.
-    pub fn write_meta(&self, features: &str, options: &[(&str, String)]) -> std::io::Result<()> {
         let mut options = options.to_vec();
         options.push(("monotone_hand", self.monotone_hand.is_some().to_string()));
-        write_meta(self.path, features, &options)
+        model.save_with_meta(self.path, self.binary, features, &options)
     }
 }
 
@@ -149,6 +141,18 @@ enum Method {
     Ranking,
     Streaming,
     Positions,
+}
+
+impl Method {
+    /// The name `--method` takes.
+    fn name(self) -> &'static str {
+        match self {
+            Method::Svr => "svr",
+            Method::Ranking => "ranking",
+            Method::Streaming => "streaming",
+            Method::Positions => "positions",
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -194,7 +198,7 @@ fn data_features(
             given.to_string()
         }
         (None, Some(data_set)) => {
-            eprintln!("features {data_set} (from {})", dataset::DATASET_TOML);
+            summary!("features {data_set} (from {})", dataset::DATASET_TOML);
             data_set
         }
         (Some(given), None) => given.to_string(),
@@ -202,31 +206,69 @@ fn data_features(
     })
 }
 
-/// Runs `fit`.
-pub fn run(args: Args) -> CliResult {
-    if let (Method::Svr, Some(option)) = (args.method, args.learner.first_given()) {
-        return Err(format!("{option} is an option of --method ranking or streaming").into());
+/// The methods an option of `fit` applies to, by its clap id and the option
+/// group (`#[derive(Args)]` struct) it is declared in. An option not named
+/// here applies as its group says; options of `Args` itself not named apply
+/// to every method (data, --method, --out, --features, --binary, --monotone-hand).
+fn applies_to(id: &str, group: Option<&str>) -> &'static [Method] {
+    use Method::*;
+    match (id, group) {
+        ("solver" | "c" | "p" | "tolerance" | "bias" | "max_iter", _) => &[Svr],
+        ("prior", _) => &[Svr, Positions],
+        // The positions learner's batch is --batch (positions, not games).
+        ("batch_games", _) => &[Ranking, Streaming],
+        (_, Some("LearnerArgs")) => &[Ranking, Streaming, Positions],
+        (_, Some("RankingArgs")) => &[Ranking],
+        (_, Some("StreamingArgs")) => &[Streaming],
+        (_, Some("PositionsArgs")) => &[Positions],
+        _ => &[Svr, Ranking, Streaming, Positions],
     }
-    if let (Method::Svr | Method::Streaming | Method::Positions, Some(option)) =
-        (args.method, args.ranking.first_given())
-    {
-        return Err(format!("{option} is an option of --method ranking").into());
+}
+
+/// Refuses the first option given on the command line that `method` does not
+/// use, naming the option, the method and the methods it belongs to: an
+/// option silently ignored (`--method streaming --solver dual -c 5`) is a
+/// result the user did not ask for.
+fn reject_inapplicable(matches: &ArgMatches, method: Method) -> Result<(), String> {
+    let command = Args::augment_args(clap::Command::new("fit"));
+    let group_of = |id: &clap::Id| {
+        command
+            .get_groups()
+            .find(|g| g.get_args().any(|a| a == id))
+            .map(|g| g.get_id().as_str())
+    };
+    for arg in command.get_arguments() {
+        let id = arg.get_id();
+        if matches.value_source(id.as_str()) != Some(ValueSource::CommandLine) {
+            continue;
+        }
+        let methods = applies_to(id.as_str(), group_of(id));
+        if methods.contains(&method) {
+            continue;
+        }
+        let flag = match (arg.get_long(), arg.get_short()) {
+            (Some(long), _) => format!("--{long}"),
+            (None, Some(short)) => format!("-{short}"),
+            (None, None) => id.to_string(),
+        };
+        let names: Vec<String> = methods.iter().map(|m| m.name().to_string()).collect();
+        let hint = if id == "prior" && method == Method::Ranking {
+            "; ranking: --ranking-prior"
+        } else {
+            ""
+        };
+        return Err(format!(
+            "{flag} does not apply to --method {} (it is an option of --method {}{hint})",
+            method.name(),
+            names.join(", ")
+        ));
     }
-    if let (Method::Svr | Method::Ranking | Method::Positions, Some(option)) =
-        (args.method, args.streaming.first_given())
-    {
-        return Err(format!("{option} applies to --method streaming").into());
-    }
-    if let (Method::Svr | Method::Ranking | Method::Streaming, Some(option)) =
-        (args.method, args.positions.first_given())
-    {
-        return Err(format!("{option} applies to --method positions").into());
-    }
-    if let (Method::Ranking | Method::Streaming, Some(_)) = (args.method, &args.prior) {
-        return Err(
-            "--prior applies to --method svr and positions (ranking: --ranking-prior)".into(),
-        );
-    }
+    Ok(())
+}
+
+/// Runs `fit`; `matches` are its own, to tell options given from defaults.
+pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
+    reject_inapplicable(matches, args.method)?;
     let set = data_features(args.features.as_deref(), &args.data, args.method)?;
     // Reject bad options before reading gigabytes.
     let monotone = if args.monotone_hand {
@@ -276,9 +318,13 @@ pub fn run(args: Args) -> CliResult {
         .solver(solver)
         .max_iterations(args.max_iter)
         .progress(Arc::new(|p: &Progress| {
-            eprintln!(
+            trace!(
                 "{} iter {:4}  objective {:.6e}  |g| {:.3e}  {:.2}s",
-                p.solver, p.iteration, p.objective, p.gradient_norm, p.seconds
+                p.solver,
+                p.iteration,
+                p.objective,
+                p.gradient_norm,
+                p.seconds
             )
         }));
     if let Some(e) = args.tolerance {
@@ -307,7 +353,7 @@ pub fn run(args: Args) -> CliResult {
     let files = expand_paths(&args.data)?;
     let t = Instant::now();
     let data = read_paths(&files)?;
-    eprintln!(
+    summary!(
         "read {} file(s): {} rows, {} features, {} nonzeros in {:.2}s",
         files.len(),
         data.x.rows(),
@@ -316,7 +362,7 @@ pub fn run(args: Args) -> CliResult {
         t.elapsed().as_secs_f64()
     );
     if solver == Solver::Dense && args.p != 0.0 {
-        eprintln!(
+        summary!(
             "note: the dense solver fits squared error; p = {} is not used",
             args.p
         );
@@ -345,7 +391,10 @@ pub fn run(args: Args) -> CliResult {
     let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
     let t = Instant::now();
     let fitted = checked.fit(&dataset)?;
-    eprintln!(
+    if let Some(w) = fitted.iteration_cap_warning() {
+        eprintln!("warning: {w}");
+    }
+    summary!(
         "trained in {:.2}s, {} iterations, primal objective {:.10}",
         t.elapsed().as_secs_f64(),
         fitted.iterations,
@@ -369,12 +418,13 @@ pub fn run(args: Args) -> CliResult {
             println!("bias {}", model.bias_weight);
         }
     }
-    out.save(&mut model, counts.as_deref())?;
     let quoted: Vec<String> = files
         .iter()
         .map(|f| toml_string(&f.display().to_string()))
         .collect();
-    out.write_meta(
+    out.write(
+        &mut model,
+        counts.as_deref(),
         &set,
         &[
             ("solver", toml_string(solver.liblinear_name())),

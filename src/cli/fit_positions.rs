@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use kifulearn::eval::{load_evaluator, EvalChoice, Material};
 use kifulearn::features::Features;
@@ -67,26 +66,6 @@ pub struct PositionsArgs {
 }
 
 impl PositionsArgs {
-    /// The first option of this group given on the command line, if any.
-    pub fn first_given(&self) -> Option<&'static str> {
-        [
-            (self.teacher.is_some(), "--teacher"),
-            (self.teacher_depth.is_some(), "--teacher-depth"),
-            (self.result_weight.is_some(), "--result-weight"),
-            (self.eval_k.is_some(), "--eval-k"),
-            (self.mu.is_some(), "--mu"),
-            (self.learn_material, "--learn-material"),
-            (self.batch.is_some(), "--batch"),
-            (!self.held_out_records.is_empty(), "--held-out-records"),
-            (self.skip.is_some(), "--skip-plies"),
-            (self.threads.is_some(), "--threads"),
-            (self.chunk.is_some(), "--chunk"),
-            (self.no_leaf_cache, "--no-leaf-cache"),
-        ]
-        .into_iter()
-        .find_map(|(given, name)| given.then_some(name))
-    }
-
     fn params(&self, shared: &LearnerArgs) -> PositionsParams {
         let d = PositionsParams::default();
         PositionsParams {
@@ -138,13 +117,10 @@ pub fn run(
     } else {
         pool.install(|| read_games(&args.held_out_records))?
     };
-    let bar = ProgressBar::new((games.len() + held_games.len()) as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "teacher {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}",
-        )?
-        .progress_chars("=> "),
-    );
+    let bar = super::verbosity::bar(
+        (games.len() + held_games.len()) as u64,
+        "teacher {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}",
+    )?;
     let tick = || bar.inc(1);
     let mut samples = pool.install(|| samples_from_games(&games, &teacher, depth, skip, tick));
     samples.extend(file_samples);
@@ -171,7 +147,7 @@ pub fn run(
             teacher_choice.name()
         ),
     };
-    eprintln!(
+    super::verbosity::summary!(
         "positions: {} training positions ({} with a result, {} nonzeros) from {} games and {} position file(s), {} held out; {scores}; features {features}",
         train.len(),
         train.with_result(),
@@ -192,7 +168,11 @@ pub fn run(
                 )
             })
             .unwrap_or_default();
-        eprintln!(
+        // Every epoch with -v, the last one otherwise (the fit's summary).
+        if !(super::verbosity::verbose() || r.epoch == params.epochs) {
+            return;
+        }
+        super::verbosity::summary!(
             "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0}{held}  {:.1}s",
             r.epoch,
             r.train.cross_entropy,
@@ -203,7 +183,6 @@ pub fn run(
     };
     let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &w0, &params, line))?;
     let mut model = fitted.model;
-    out.save(&mut model, None)?;
     let quoted: Vec<String> = position_files
         .iter()
         .chain(&records)
@@ -234,7 +213,7 @@ pub fn run(
     }
     meta.push(("binary", out.binary.to_string()));
     meta.push(("data", format!("[{}]", quoted.join(", "))));
-    out.write_meta(&features.to_string(), &meta)?;
-    eprintln!("wrote {}", out.path.display());
+    out.write(&mut model, None, &features.to_string(), &meta)?;
+    super::verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use rayon::prelude::*;
 
 use kifulearn::features::Features;
@@ -37,7 +37,7 @@ pub struct RankingArgs {
     /// Ranking: positions before this ply are not used [default: 0].
     #[arg(long)]
     skip_opening: Option<usize>,
-    /// Ranking: positions at this ply and later are not used.
+    /// Ranking: positions at this ply and later are not used [default: none, every ply].
     #[arg(long)]
     max_plies: Option<usize>,
     /// Ranking: games ranked in parallel [default: all cores].
@@ -67,25 +67,6 @@ enum OptimizerArg {
 }
 
 impl RankingArgs {
-    /// The first ranking option given, if any (they mean nothing to the SVR).
-    pub fn first_given(&self) -> Option<&'static str> {
-        [
-            (self.optimizer.is_some(), "--optimizer"),
-            (self.window.is_some(), "--window"),
-            (self.lambda.is_some(), "--lambda"),
-            (!self.held_out.is_empty(), "--held-out"),
-            (self.skip_opening.is_some(), "--skip-opening"),
-            (self.max_plies.is_some(), "--max-plies"),
-            (self.jobs.is_some(), "--jobs"),
-            (self.ranking_prior.is_some(), "--ranking-prior"),
-            (self.anchor_material, "--anchor-material"),
-            (self.leaf, "--leaf"),
-            (self.research, "--research"),
-        ]
-        .into_iter()
-        .find_map(|(given, name)| given.then_some(name))
-    }
-
     fn params(&self, shared: &LearnerArgs) -> RankingParams {
         let mut p = RankingParams::new();
         if let Some(n) = shared.epochs {
@@ -161,7 +142,7 @@ pub fn run(
     } else {
         pool.install(|| read_games(&args.held_out))?
     };
-    eprintln!(
+    super::verbosity::summary!(
         "ranking: {} training games, {} held out, features {features}, {} threads, optimizer {} rate {} window {} lambda {}",
         games.len(),
         held_out.len(),
@@ -175,15 +156,14 @@ pub fn run(
     let fitted = pool.install(|| params.fit(&features, &games, &held_out, &observer))?;
     observer.bar.finish_and_clear();
     let mut model = fitted.model;
-    out.save(&mut model, None)?;
     let last = fitted.epochs.last().copied();
     let mut meta = meta(&params, last, records, binary);
     if let Some(prior) = &args.ranking_prior {
         meta.push(("prior", toml_string(prior)));
         meta.push(("anchor_material", args.anchor_material.to_string()));
     }
-    out.write_meta(&features.to_string(), &meta)?;
-    eprintln!("wrote {}", out.path.display());
+    out.write(&mut model, None, &features.to_string(), &meta)?;
+    super::verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -250,14 +230,8 @@ struct EpochLines {
 
 impl EpochLines {
     fn new(epochs: usize) -> Result<Self, String> {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{prefix} {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}",
-            )
-            .map_err(|e| e.to_string())?
-            .progress_chars("=> "),
-        );
+        let template = "{prefix} {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}";
+        let bar = super::verbosity::bar(0, template)?;
         Ok(Self { bar, epochs })
     }
 }
@@ -294,6 +268,9 @@ impl RankingObserver for EpochLines {
             ));
         }
         line.push_str(&format!("  {:.2}s", r.seconds));
-        self.bar.suspend(|| eprintln!("{line}"));
+        // Every epoch with -v, the last one otherwise (the fit's summary).
+        if super::verbosity::verbose() || r.epoch == self.epochs {
+            self.bar.suspend(|| super::verbosity::summary!("{line}"));
+        }
     }
 }

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
-use indicatif::{ProgressBar, ProgressStyle};
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::libsvm::expand_paths;
 use kifulearn::model::toml_string;
@@ -13,6 +12,7 @@ use kifulearn::train::{train_streaming, StreamingEvent, StreamingParams};
 use linfa::ParamGuard;
 
 use super::fit::{LearnerArgs, ModelOut};
+use super::verbosity::{self, summary};
 use super::CliResult;
 
 /// Options of the streaming learner (defaults: `kifulearn::train::streaming`).
@@ -28,16 +28,6 @@ pub struct StreamingArgs {
 }
 
 impl StreamingArgs {
-    /// The first streaming option given, to reject it under another method.
-    pub fn first_given(&self) -> Option<&'static str> {
-        [
-            (self.min_frequency.is_some(), "--min-frequency"),
-            (self.bound.is_some(), "--bound"),
-        ]
-        .into_iter()
-        .find_map(|(given, name)| given.then_some(name))
-    }
-
     fn params(&self, shared: &LearnerArgs) -> StreamingParams {
         let mut p = StreamingParams::new().seed(shared.seed);
         if let Some(v) = shared.rate {
@@ -75,38 +65,44 @@ pub fn run(
         features.parse::<Features>()?.dimension() as usize
     };
     let files = expand_paths(data)?;
-    let bar = ProgressBar::new((files.len() * params.epochs()) as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} files {msg}")
-            .map_err(|e| e.to_string())?
-            .progress_chars("=> "),
-    );
+    let bar = verbosity::bar(
+        (files.len() * params.epochs()) as u64,
+        "{elapsed_precise} [{bar:30}] {pos}/{len} files {msg}",
+    )?;
     let fit = train_streaming(&params, &files, dimension, |event| match event {
         StreamingEvent::File { epoch, .. } => {
             bar.set_message(format!("epoch {epoch}"));
             bar.inc(1);
         }
-        StreamingEvent::Epoch(s) => bar.suspend(|| {
-            eprintln!(
-                "epoch {}: {} rows, mse {:.6e} (before update), {} batches, \
+        // Every epoch with -v, the last one otherwise (the fit's summary).
+        StreamingEvent::Epoch(s) if verbosity::verbose() || s.epoch == params.epochs() => bar
+            .suspend(|| {
+                summary!(
+                    "epoch {}: {} rows, mse {:.6e} (before update), {} batches, \
              {} weight updates, {:.2}s",
-                s.epoch, s.rows, s.mse, s.batches, s.features_updated, s.seconds
-            )
-        }),
+                    s.epoch,
+                    s.rows,
+                    s.mse,
+                    s.batches,
+                    s.features_updated,
+                    s.seconds
+                )
+            }),
+        StreamingEvent::Epoch(_) => {}
     })?;
     bar.finish_and_clear();
     let stats = fit.epochs.clone();
     let mut model = fit.into_model(features);
-    eprintln!(
+    summary!(
         "{} file(s), {} features, {:.2}s",
         files.len(),
         model.nr_feature(),
         stats.iter().map(|s| s.seconds).sum::<f64>()
     );
-    out.save(&mut model, None)?;
-    drop(model);
     let list = |v: Vec<String>| format!("[{}]", v.join(", "));
-    out.write_meta(
+    out.write(
+        &mut model,
+        None,
         features,
         &[
             ("method", toml_string("streaming")),

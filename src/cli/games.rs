@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use kifulearn::record::{find_record_files, read_file, FileGames};
 use rayon::prelude::*;
 
@@ -29,11 +29,7 @@ const PROGRESS_FROM: usize = 200;
 pub fn run(args: Args) -> CliResult {
     let files = find_record_files(&args.paths)?;
     let bar = if files.len() >= PROGRESS_FROM {
-        let bar = ProgressBar::new(files.len() as u64);
-        bar.set_style(ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} files {elapsed}",
-        )?);
-        bar
+        super::verbosity::bar(files.len() as u64, "{bar:40} {pos}/{len} files {elapsed}")?
     } else {
         ProgressBar::hidden()
     };

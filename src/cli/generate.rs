@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::generate::{
     generate, generation_openings, GenerateConfig, Shard, BUNDLED_OPENINGS_NAME,
@@ -13,7 +12,7 @@ use kifulearn::generate::{
 use kifulearn::positions::PositionFormat;
 
 use super::teacher::TeacherArgs;
-use super::CliResult;
+use super::{verbosity, CliResult};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -23,7 +22,7 @@ pub struct Args {
     /// Evaluator of both sides: `material` or a model file.
     #[arg(long, default_value = "material")]
     evaluator: String,
-    /// Search depth of every move (default 3 when --nodes is not given either).
+    /// Search depth of every move [default: 3 when --nodes is not given either].
     #[arg(long)]
     depth: Option<u32>,
     /// Node limit of every move (counted, so deterministic).
@@ -56,7 +55,7 @@ pub struct Args {
     /// Seed of the openings drawn and the random moves (mixed with the game index).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Threads playing games (default: all cores). Changes no output.
+    /// Threads playing games [default: all cores]. Changes no output.
     #[arg(long)]
     jobs: Option<usize>,
     /// Position file format: psv (YaneuraOu PackedSfenValue) or hcpe (cshogi).
@@ -74,12 +73,6 @@ pub struct Args {
     /// Remove the run already in --out (generate.toml, positions/, games/) and start over.
     #[arg(long)]
     force: bool,
-    /// No progress bar and no summary.
-    #[arg(short, long)]
-    quiet: bool,
-    /// A line per chunk on stderr.
-    #[arg(short, long, conflicts_with = "quiet")]
-    verbose: bool,
     /// A USI engine scores the positions written (our search still plays).
     #[command(flatten)]
     teacher: TeacherArgs,
@@ -136,17 +129,11 @@ pub fn run(args: Args) -> CliResult {
         jobs: args.jobs.unwrap_or(0),
         teacher: args.teacher.spec()?,
     };
-    let bar = if args.quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(args.positions);
-        if let Ok(style) =
-            ProgressStyle::with_template("{bar:40} {pos}/{len} positions {msg} {elapsed}")
-        {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        bar
-    };
+    // -q: no bar and no summary; -v: a line per chunk on stderr.
+    let bar = verbosity::bar(
+        args.positions,
+        "{bar:40} {pos}/{len} positions {msg} {elapsed}",
+    )?;
     let started = Instant::now();
     let rate = |new: u64| new as f64 / started.elapsed().as_secs_f64().max(1e-9);
     let summary = generate(&eval, &set.openings, &cfg, &args.out, args.force, |p| {
@@ -156,7 +143,7 @@ pub fn run(args: Args) -> CliResult {
             p.games,
             rate(p.new_positions)
         ));
-        if args.verbose {
+        if verbosity::verbose() {
             let line = format!(
                 "{} positions ({} new), {} games, {:.0} positions/s",
                 p.positions,
@@ -169,7 +156,7 @@ pub fn run(args: Args) -> CliResult {
     });
     bar.finish_and_clear();
     let summary = summary?;
-    if !args.quiet {
+    if !verbosity::quiet() {
         let new = summary.positions - summary.positions_before;
         let secs = started.elapsed().as_secs_f64();
         let endings: Vec<String> = summary

@@ -4,7 +4,9 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+
+pub(crate) mod verbosity;
 
 mod arena;
 mod dataset;
@@ -28,6 +30,12 @@ mod weights;
 #[derive(Parser)]
 #[command(name = "kifulearn", version, about)]
 struct Cli {
+    /// Print only results, warnings and errors: no progress bars, no summary lines.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print per-iteration traces too (solver iterations, epochs, games, chunks).
+    #[arg(short, long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -69,13 +77,27 @@ enum Command {
 
 /// Parses the command line and runs the chosen command.
 pub fn run() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    if cli.quiet && cli.verbose {
+        // clap checks the conflict only when both come before the subcommand.
+        eprintln!("error: -q/--quiet and -v/--verbose cannot be used together");
+        return ExitCode::from(FAILURE);
+    }
+    verbosity::set(if cli.quiet {
+        verbosity::Verbosity::Quiet
+    } else if cli.verbose {
+        verbosity::Verbosity::Verbose
+    } else {
+        verbosity::Verbosity::Normal
+    });
+    let sub = matches.subcommand().map(|(_, m)| m);
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
         Command::Games(args) => games::run(args),
         Command::Usi(args) => usi::run(args),
         Command::Evaluate(args) => evaluate::run(args),
-        Command::Fit(args) => fit::run(*args),
+        Command::Fit(args) => fit::run(*args, sub.expect("a subcommand was parsed")),
         Command::Predict(args) => predict::run(args),
         Command::Extract(args) => extract::run(args),
         Command::Dataset(args) => dataset::run(args),
@@ -89,10 +111,18 @@ pub fn run() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(FAILURE)
         }
     }
 }
+
+/// Exit code of a command that failed (an error printed on stderr), the same
+/// as clap's for a usage error (`docs/cli.md`).
+pub const FAILURE: u8 = 2;
+
+/// Exit code of a command that did its work but for some inputs, each
+/// reported on stderr (`extract` with games that failed; `docs/cli.md`).
+pub const PARTIAL: u8 = 1;
 
 /// Errors reaching the command line: any error, printed once as `error: MESSAGE`
 /// (its `Display`; the library's errors carry their own file, line and cause

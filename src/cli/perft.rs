@@ -11,7 +11,7 @@ use super::CliResult;
 pub struct Args {
     /// Depth in plies.
     depth: u32,
-    /// Start from this SFEN instead of the start position.
+    /// Start from this SFEN [default: the start position].
     #[arg(long)]
     sfen: Option<String>,
     /// Count straight on haitaka's Board, bypassing our Position layer (the

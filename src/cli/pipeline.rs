@@ -4,14 +4,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use kifulearn::extract::GameReport;
 use kifulearn::pipeline::run::{run_recipe, Observer};
 use kifulearn::pipeline::Recipe;
 use kifulearn::train::Progress;
 
-use super::CliResult;
+use super::{verbosity, CliResult};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,7 +29,7 @@ enum PipelineCommand {
 struct RunArgs {
     /// Recipe file (TOML, see pipelines/).
     recipe: PathBuf,
-    /// Output folder (default: out/<recipe file stem>).
+    /// Output folder [default: out/<recipe file stem>].
     #[arg(long)]
     out: Option<PathBuf>,
     /// Game-record file or folder to use instead of the recipe's inputs (repeatable).
@@ -44,10 +44,7 @@ struct Bars {
 
 impl Bars {
     fn start(&self, len: u64, template: &str) {
-        let bar = ProgressBar::new(len);
-        if let Ok(style) = ProgressStyle::with_template(template) {
-            bar.set_style(style.progress_chars("=> "));
-        }
+        let bar = verbosity::bar(len, template).unwrap_or_else(|_| ProgressBar::hidden());
         if let Ok(mut b) = self.bar.lock() {
             *b = Some(bar);
         }
@@ -63,7 +60,12 @@ impl Bars {
 
 impl Observer for Bars {
     fn line(&self, text: &str) {
-        println!("{text}");
+        if !verbosity::quiet() {
+            println!("{text}");
+        }
+    }
+    fn warning(&self, text: &str) {
+        eprintln!("warning: {text}");
     }
     fn extract_start(&self, round: u32, games: usize) {
         self.start(
@@ -75,7 +77,7 @@ impl Observer for Bars {
         if let Ok(b) = self.bar.lock() {
             if let Some(bar) = b.as_ref() {
                 if !report.is_ok() {
-                    bar.println(format!("{}: {}", report.source, report.status));
+                    bar.suspend(|| eprintln!("{}: {}", report.source, report.status));
                 }
                 bar.inc(1);
             }
@@ -85,9 +87,13 @@ impl Observer for Bars {
         self.finish();
     }
     fn fit_iteration(&self, p: &Progress) {
-        eprintln!(
+        verbosity::trace!(
             "{} iter {:4}  objective {:.6e}  |g| {:.3e}  {:.2}s",
-            p.solver, p.iteration, p.objective, p.gradient_norm, p.seconds
+            p.solver,
+            p.iteration,
+            p.objective,
+            p.gradient_norm,
+            p.seconds
         );
     }
     fn evaluate_start(&self, round: u32, games: usize) {

@@ -20,7 +20,8 @@ pub struct Args {
     /// Position files: .psv/.bin (YaneuraOu PackedSfenValue) or .hcpe (cshogi/dlshogi HCPE).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Read every file as this format (psv or hcpe) whatever its extension.
+    /// Read every file as this format (psv or hcpe) whatever its extension
+    /// [default: by extension: .psv/.bin psv, .hcpe hcpe].
     #[arg(long, value_name = "FORMAT")]
     format: Option<PositionFormat>,
     /// Write each position read as one SFEN line (move number = the record's ply).
@@ -29,7 +30,7 @@ pub struct Args {
     /// Write every record read to OUT, in the format of --to or of OUT's extension.
     #[arg(long, value_name = "OUT")]
     convert: Option<PathBuf>,
-    /// The format --convert writes: psv or hcpe.
+    /// The format --convert writes: psv or hcpe [default: by OUT's extension].
     #[arg(long, value_name = "FORMAT")]
     to: Option<PositionFormat>,
     /// Write every record read to OUT with its score replaced by the
@@ -40,10 +41,10 @@ pub struct Args {
     #[command(flatten)]
     teacher: TeacherArgs,
     /// Relabelling: scores are clamped to ±CP, mates are ±CP.
-    #[arg(long, value_name = "CP", default_value_t = 3000)]
+    #[arg(long, value_name = "CP", default_value_t = 3000, requires = "relabel")]
     eval_limit: i32,
-    /// Relabelling: teacher processes, one per thread (default: all cores).
-    #[arg(long)]
+    /// Relabelling: teacher processes, one per thread [default: all cores].
+    #[arg(long, requires = "relabel")]
     jobs: Option<usize>,
 }
 
@@ -228,7 +229,6 @@ mod relabel {
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::time::{Duration, Instant};
 
-    use indicatif::{ProgressBar, ProgressStyle};
     use kifulearn::positions::{
         read_positions, read_positions_as, PositionFormat, PositionRecord, PositionWriter,
     };
@@ -290,15 +290,14 @@ mod relabel {
             .engine_name()
             .unwrap_or("(no id name)")
             .to_string();
-        eprintln!("teacher: {name}, {}, {jobs} process(es)", spec.go_command());
+        super::super::verbosity::summary!(
+            "teacher: {name}, {}, {jobs} process(es)",
+            spec.go_command()
+        );
         let mut file = AtomicFile::create(out)?;
         let mut writer = PositionWriter::new(file.writer(), format);
-        let bar = ProgressBar::new(total);
-        if let Ok(style) =
-            ProgressStyle::with_template("{bar:40} {pos}/{len} positions {msg} {elapsed}")
-        {
-            bar.set_style(style.progress_chars("=> "));
-        }
+        let bar =
+            super::super::verbosity::bar(total, "{bar:40} {pos}/{len} positions {msg} {elapsed}")?;
         let started = Instant::now();
         let mut pairs: Vec<(i16, i16)> = Vec::new();
         let (mut read, mut failed, mut written) = (0u64, 0u64, 0u64);

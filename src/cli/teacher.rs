@@ -11,7 +11,7 @@ pub struct TeacherArgs {
     /// "/usr/games/fairy-stockfish" (one process per thread; quotes split like a shell).
     #[arg(long, value_name = "CMD")]
     pub teacher: Option<String>,
-    /// The teacher's `go depth N` (default 6 when --teacher-nodes is not given).
+    /// The teacher's `go depth N` [default: 6 when --teacher-nodes is not given].
     #[arg(long, value_name = "N", requires = "teacher")]
     pub teacher_depth: Option<u32>,
     /// The teacher's `go nodes N` instead of a depth.
@@ -26,7 +26,7 @@ pub struct TeacherArgs {
     #[arg(long, value_name = "MB", default_value_t = 16)]
     pub teacher_hash: usize,
     /// Seconds to wait for a `bestmove` before the teacher counts as hung
-    /// (default: 10, doubled per depth above 12, or 10 + 1 per 100,000 nodes).
+    /// [default: 10, doubled per depth above 12, or 10 + 1 per 100,000 nodes].
     #[arg(long, value_name = "SECONDS", requires = "teacher")]
     pub teacher_timeout: Option<f64>,
     /// The teacher's centipawns are multiplied by this (default measured for

@@ -7,7 +7,11 @@
 //! (`u32` length + UTF-8), `nr_feature` `u32`, bias `f64`, bias weight `f32`,
 //! layout `u8` (0 dense: `nr_feature` × `f32`; 1 sparse: count `u32`, then
 //! count × (`u32` 0-based index, `f32` weight)). Sparse is chosen when fewer
-//! than half the weights are nonzero.
+//! than half the weights are nonzero. Then, optionally (written by
+//! [`Model::save_with_meta`]), the meta section: `META`, `u32` length, the
+//! sidecar's TOML (UTF-8), so a `.bin` alone knows its feature set and options;
+//! readers that predate it ignore bytes after the weights, and files without
+//! it still load.
 //! A sidecar `MODEL.meta.toml` keeps the feature-set name and the options.
 //!
 //! Sizes are checked before they are believed, so a damaged or hostile file gives
@@ -23,13 +27,21 @@
 //!   least the model's `nr_feature` (a model cannot have weights for features its
 //!   set does not have);
 //! - a sidecar `nr_feature` key, when present, must equal the model's;
-//! - a binary model's sidecar, when present, must name the header's feature set.
+//! - a binary model's sidecar, when present, must name the header's feature set;
+//!   without a sidecar, the meta section inside the binary is checked instead;
+//! - a sidecar `model_hash` (FNV-1a 64 of the model file's bytes, written by
+//!   [`Model::save_with_meta`]) must match the model file: the pair is written
+//!   as two temporary files renamed sidecar first, model last, so a crash
+//!   between the renames leaves a new sidecar beside the old model, and that
+//!   mismatch is refused at load instead of being read as one model.
 
 use std::fmt::Write as _;
 use std::io;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 4] = b"KFLM";
+/// Tag of the binary model's meta section (after the weights).
+const META_TAG: &[u8; 4] = b"META";
 const VERSION: u32 = 1;
 
 /// The largest number of features (`nr_feature`, the largest 1-based libsvm index)
@@ -256,8 +268,61 @@ impl Model {
         b
     }
 
+    /// The binary form with the meta section holding `meta` (the sidecar's TOML).
+    pub fn to_binary_with_meta(&self, meta: &str) -> Vec<u8> {
+        let mut b = self.to_binary();
+        b.extend_from_slice(META_TAG);
+        b.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        b.extend_from_slice(meta.as_bytes());
+        b
+    }
+
+    /// The meta section of a binary model's bytes: `Ok(None)` when the file
+    /// has none (older files), an error when it is there but damaged.
+    pub fn binary_meta(path: &Path, bytes: &[u8]) -> Result<Option<String>, ModelError> {
+        let (_, end) = Model::read_binary(path, bytes)?;
+        let err = |message: String| ModelError::Format {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut r = Cursor { bytes, at: end };
+        match r.take(4) {
+            None if end == bytes.len() => return Ok(None),
+            Some(tag) if tag == META_TAG => {}
+            _ => {
+                return Err(err(format!(
+                    "byte {end}: expected the end of the file or a META section after the weights"
+                )))
+            }
+        }
+        let at = r.at;
+        let len = r.u32().ok_or_else(|| {
+            err(format!(
+                "byte {at}: truncated META section: expected its length"
+            ))
+        })? as usize;
+        let at = r.at;
+        let text = r.take(len).ok_or_else(|| {
+            err(format!(
+                "byte {at}: META section of {len} bytes, only {} remain",
+                bytes.len() - at
+            ))
+        })?;
+        let text = std::str::from_utf8(text)
+            .map_err(|_| err(format!("byte {at}: META section is not UTF-8")))?;
+        if r.at != bytes.len() {
+            return Err(err(format!("byte {}: bytes after the META section", r.at)));
+        }
+        Ok(Some(text.to_string()))
+    }
+
     /// Reads the binary form.
     pub fn from_binary(path: &Path, bytes: &[u8]) -> Result<Model, ModelError> {
+        Model::read_binary(path, bytes).map(|(model, _)| model)
+    }
+
+    /// Reads the binary form; also returns where the weights end.
+    fn read_binary(path: &Path, bytes: &[u8]) -> Result<(Model, usize), ModelError> {
         let err = |message: &str| ModelError::Format {
             path: path.to_path_buf(),
             message: message.to_string(),
@@ -355,13 +420,14 @@ impl Model {
                 )))
             }
         }
-        Ok(Model {
+        let model = Model {
             solver_type: "L2R_L2LOSS_SVR".into(),
             w,
             bias,
             bias_weight,
             features,
-        })
+        };
+        Ok((model, r.at))
     }
 
     /// Loads a model, text or binary (detected by the magic), with one read.
@@ -379,8 +445,16 @@ impl Model {
     /// `path` and the text of its sidecar (`None`: no sidecar), with every check of
     /// [`Model::load`]; `path` is used in messages only.
     pub fn from_bytes(path: &Path, bytes: &[u8], meta: Option<&str>) -> Result<Model, ModelError> {
+        check_model_hash(path, bytes, meta)?;
         if bytes.starts_with(MAGIC) {
-            let model = Model::from_binary(path, bytes)?;
+            let (model, end) = Model::read_binary(path, bytes)?;
+            // Without a sidecar, the meta the binary carries is checked instead.
+            let inside = if meta.is_none() && end < bytes.len() {
+                Model::binary_meta(path, bytes)?
+            } else {
+                None
+            };
+            let meta = meta.or(inside.as_deref());
             if let Some(f) = meta.and_then(|m| meta_string(m, "features")) {
                 if f != model.features {
                     return Err(ModelError::Format {
@@ -441,6 +515,49 @@ impl Model {
         Ok(())
     }
 
+    /// Writes the model and its sidecar as one unit: the sidecar is
+    /// `features = "..."`, the `options` (`key = value`, strings already
+    /// TOML-quoted) and `model_hash`, the hash of the model file's bytes; a
+    /// binary model carries the same TOML (less the hash) in its meta section.
+    /// Both go to temporary files first, then the sidecar is renamed, then the
+    /// model: a crash leaves the old pair, or a new sidecar beside the old
+    /// model, which [`Model::load`] refuses (the hash differs).
+    pub fn save_with_meta(
+        &self,
+        path: &Path,
+        binary: bool,
+        features: &str,
+        options: &[(&str, String)],
+    ) -> io::Result<()> {
+        self.save_with_meta_text(path, binary, &meta_text(features, options))
+    }
+
+    /// [`Model::save_with_meta`] with the sidecar's TOML as written (a
+    /// `model_hash` line in it is replaced by this model file's).
+    pub fn save_with_meta_text(&self, path: &Path, binary: bool, meta: &str) -> io::Result<()> {
+        let meta: String = meta
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("model_hash"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let bytes = if binary {
+            self.to_binary_with_meta(&meta)
+        } else {
+            self.to_text().into_bytes()
+        };
+        let sidecar = format!(
+            "{meta}model_hash = {}\n",
+            toml_string(&crate::libsvm::dataset::Fnv64::hex_of(&bytes))
+        );
+        let model_tmp = tmp_path(path);
+        let meta_file = meta_path(path);
+        let meta_tmp = tmp_path(&meta_file);
+        std::fs::write(&model_tmp, &bytes)?;
+        std::fs::write(&meta_tmp, sidecar)?;
+        std::fs::rename(&meta_tmp, &meta_file)?;
+        std::fs::rename(&model_tmp, path)
+    }
+
     /// Writes the model (text or binary) through a temporary name and a rename,
     /// so an interrupted run leaves the old file or the new one, never half.
     pub fn save(&self, path: &Path, binary: bool) -> io::Result<()> {
@@ -463,11 +580,42 @@ pub fn meta_path(model: &Path) -> PathBuf {
 /// Writes the sidecar: `features = "..."` then `key = value` lines (TOML).
 /// Values are written as given; strings must already be TOML-quoted.
 pub fn write_meta(model: &Path, features: &str, options: &[(&str, String)]) -> io::Result<()> {
+    write_atomic(&meta_path(model), meta_text(features, options).as_bytes())
+}
+
+/// The sidecar's text: `features = "..."` then `key = value` lines.
+fn meta_text(features: &str, options: &[(&str, String)]) -> String {
     let mut s = format!("features = {}\n", toml_string(features));
     for (k, v) in options {
         let _ = writeln!(s, "{k} = {v}");
     }
-    write_atomic(&meta_path(model), s.as_bytes())
+    s
+}
+
+/// `PATH.tmp`.
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    PathBuf::from(tmp)
+}
+
+/// A sidecar's `model_hash`, when present, against the model file's bytes.
+fn check_model_hash(path: &Path, bytes: &[u8], meta: Option<&str>) -> Result<(), ModelError> {
+    let Some(want) = meta.and_then(|m| meta_string(m, "model_hash")) else {
+        return Ok(());
+    };
+    let got = crate::libsvm::dataset::Fnv64::hex_of(bytes);
+    if want != got {
+        return Err(ModelError::Format {
+            path: meta_path(path),
+            message: format!(
+                "model_hash = \"{want}\" but {} hashes to {got}: the model and its sidecar \
+                 do not belong together (a write interrupted between the two? fit again)",
+                path.display()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// A TOML basic string.
@@ -662,8 +810,9 @@ mod tests {
 
     #[test]
     fn the_feature_limit_covers_every_feature_set() {
-        let largest: crate::features::Features =
-            "relation,relation-typed,material,kp,mirror".parse().unwrap();
+        let largest: crate::features::Features = "relation,relation-typed,material,kp,mirror"
+            .parse()
+            .unwrap();
         let d = crate::features::FeatureSet::dimension(&largest) as usize;
         assert!(d * 2 <= MAX_FEATURES, "{d}");
     }
@@ -756,6 +905,83 @@ mod tests {
             e.contains("disagrees with the binary model's header (relation)"),
             "{e}"
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A model and its meta as one unit: the `.bin` carries the meta, old
+    /// `.bin` files still load, and a sidecar beside another model is refused.
+    #[test]
+    fn model_and_meta_are_one_unit() {
+        let dir = std::env::temp_dir().join(format!("kifulearn-unit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut model = Model {
+            solver_type: "L2R_L2LOSS_SVR".into(),
+            w: (0..104).map(|i| f64::from(i) / 64.0).collect(),
+            bias: -1.0,
+            bias_weight: 0.0,
+            features: "material".into(),
+        };
+        let options = [("method", toml_string("positions")), ("epochs", "3".into())];
+        // Binary: the meta section holds the sidecar's TOML, less the hash.
+        let bin = dir.join("m.bin");
+        model
+            .save_with_meta(&bin, true, "material", &options)
+            .unwrap();
+        let bytes = std::fs::read(&bin).unwrap();
+        let inside = Model::binary_meta(&bin, &bytes).unwrap().unwrap();
+        assert_eq!(
+            inside,
+            "features = \"material\"\nmethod = \"positions\"\nepochs = 3\n"
+        );
+        let sidecar = std::fs::read_to_string(meta_path(&bin)).unwrap();
+        assert_eq!(
+            sidecar,
+            format!(
+                "{inside}model_hash = \"{}\"\n",
+                crate::libsvm::dataset::Fnv64::hex_of(&bytes)
+            )
+        );
+        let loaded = Model::load(&bin).unwrap();
+        // The .bin alone knows its set and is checked against it.
+        std::fs::remove_file(meta_path(&bin)).unwrap();
+        assert_eq!(Model::load(&bin).unwrap(), loaded);
+        assert_eq!(loaded.features, "material");
+        assert_eq!(Model::from_binary(&bin, &bytes).unwrap(), loaded);
+        // An old .bin (no section) loads as before; a damaged section is refused.
+        let old = model.to_binary();
+        assert_eq!(Model::binary_meta(&bin, &old).unwrap(), None);
+        assert_eq!(Model::from_bytes(&bin, &old, None).unwrap(), loaded);
+        let cut = &bytes[..bytes.len() - 3];
+        let e = Model::from_bytes(&bin, cut, None).unwrap_err().to_string();
+        assert!(e.contains("META section of"), "{e}");
+        let mut wrong_set = model.clone();
+        wrong_set.w.push(1.0); // 105 weights: more than material's 104
+        let e = Model::from_bytes(&bin, &wrong_set.to_binary_with_meta(&inside), None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("has dimension 104 but"), "{e}");
+
+        // Text: what a crash between the two renames leaves (the new sidecar
+        // beside the old model) is refused, naming both.
+        let txt = dir.join("m.model");
+        model
+            .save_with_meta(&txt, false, "material", &options)
+            .unwrap();
+        assert_eq!(Model::load(&txt).unwrap().features, "material");
+        let old_text = model.to_text();
+        model.w[0] = 0.25;
+        model
+            .save_with_meta(&txt, false, "material", &options)
+            .unwrap();
+        std::fs::write(&txt, old_text).unwrap();
+        let e = Model::load(&txt).unwrap_err().to_string();
+        assert!(
+            e.contains("m.model.meta.toml: model_hash = ") && e.contains("do not belong together"),
+            "{e}"
+        );
+        // A sidecar without a hash (written by other tools) is still read.
+        write_meta(&txt, "material", &[]).unwrap();
+        assert!(Model::load(&txt).is_ok());
         std::fs::remove_dir_all(&dir).ok();
     }
 

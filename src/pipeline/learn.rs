@@ -10,7 +10,7 @@ use super::recipe::Recipe;
 use super::run::{io_at, other, PipelineError};
 use crate::eval::{DynEvaluator, EvalChoice, Material};
 use crate::features::Features;
-use crate::model::{toml_string, write_meta, Model};
+use crate::model::{toml_string, Model};
 use crate::record::Game;
 use crate::train::positions::{
     fit, material_prior, model_prior, samples_from_games, samples_from_position_files,
@@ -155,27 +155,28 @@ pub fn positions_round(
     };
     let mut model = fitted.model;
     model.features = features.to_string();
-    write_meta(
-        model_path,
-        &model.features,
-        &[
-            ("method", toml_string(&l.method)),
-            ("teacher", toml_string(&teacher_name)),
-            ("teacher_depth", l.teacher_depth.to_string()),
-            ("result_weight", format!("{:?}", l.result_weight)),
-            ("eval_k", format!("{:?}", l.eval_k)),
-            ("mu", format!("{:?}", l.mu)),
-            ("rate", format!("{:?}", l.rate)),
-            ("epochs", l.epochs.to_string()),
-            ("batch", l.batch.to_string()),
-            ("prior", toml_string(&l.prior)),
-            ("anchor_material", l.anchor_material.to_string()),
-            ("positions", train_leaves.len().to_string()),
-            ("binary", "false".into()),
-        ],
-    )
-    .map_err(io_at(&crate::model::meta_path(model_path)))?;
-    model.save(model_path, false).map_err(io_at(model_path))?;
+    model
+        .save_with_meta(
+            model_path,
+            false,
+            &model.features,
+            &[
+                ("method", toml_string(&l.method)),
+                ("teacher", toml_string(&teacher_name)),
+                ("teacher_depth", l.teacher_depth.to_string()),
+                ("result_weight", format!("{:?}", l.result_weight)),
+                ("eval_k", format!("{:?}", l.eval_k)),
+                ("mu", format!("{:?}", l.mu)),
+                ("rate", format!("{:?}", l.rate)),
+                ("epochs", l.epochs.to_string()),
+                ("batch", l.batch.to_string()),
+                ("prior", toml_string(&l.prior)),
+                ("anchor_material", l.anchor_material.to_string()),
+                ("positions", train_leaves.len().to_string()),
+                ("binary", "false".into()),
+            ],
+        )
+        .map_err(io_at(model_path))?;
     Ok(PositionsFigures {
         extract,
         fit: fit_figures,

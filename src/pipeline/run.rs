@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::figures::{write_atomic, EvaluateFigures, ExtractFigures, Figures};
+use super::figures::{EvaluateFigures, ExtractFigures, Figures};
 use super::recipe::Recipe;
 use super::reports::{model_name, write_agreement, write_rounds, write_weights};
 use super::split::is_held_out;
@@ -48,6 +48,9 @@ pub trait Observer: Send + Sync {
     fn extract_end(&self) {}
     /// One solver iteration.
     fn fit_iteration(&self, _progress: &Progress) {}
+    /// Something the user should know even when little is printed (a solver
+    /// stopped on its iteration cap).
+    fn warning(&self, _text: &str) {}
     /// Evaluation of `games` held-out games starts.
     fn evaluate_start(&self, _round: u32, _games: usize) {}
     /// Evaluation ended.
@@ -464,12 +467,14 @@ pub fn run_recipe(
     let final_model = out.join("final.model");
     let final_bin = out.join("final.bin");
     let model = Model::load(&last).map_err(other)?;
-    let meta = fs::read(meta_path(&last)).map_err(io_at(&meta_path(&last)))?;
-    write_atomic(&meta_path(&final_model), &meta)?;
+    let meta = fs::read_to_string(meta_path(&last)).map_err(io_at(&meta_path(&last)))?;
+    // Each with its sidecar (its own model_hash); the binary carries the meta too.
     model
-        .save(&final_model, false)
+        .save_with_meta_text(&final_model, false, &meta)
         .map_err(io_at(&final_model))?;
-    model.save(&final_bin, true).map_err(io_at(&final_bin))?;
+    model
+        .save_with_meta_text(&final_bin, true, &meta)
+        .map_err(io_at(&final_bin))?;
     observer.line(&format!(
         "final model: {} and {}",
         final_model.display(),

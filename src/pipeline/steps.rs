@@ -15,7 +15,7 @@ use super::run::{io_at, other, Observer, PipelineError};
 use crate::eval::{load_linear, Material};
 use crate::features::{FeatureSet, Features};
 use crate::libsvm::read_paths;
-use crate::model::{meta_path, toml_string, write_meta};
+use crate::model::toml_string;
 use crate::train::{Progress, Solver, SparseDataset, SvrParams};
 
 /// Plays the round's model against the material engine (`[match]`); CSA
@@ -98,6 +98,9 @@ pub(crate) fn fit_svr(
     let data = read_paths(svm).map_err(other)?;
     let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
     let fitted = checked.fit(&dataset).map_err(other)?;
+    if let Some(w) = fitted.iteration_cap_warning() {
+        observer.warning(&w);
+    }
     let figures_fit = FitFigures {
         objective: fitted.objective,
         iterations: fitted.iterations,
@@ -107,22 +110,23 @@ pub(crate) fn fit_svr(
     model.features = features.name();
     figures.fit = Some(figures_fit.clone());
     figures.save(dir)?;
-    write_meta(
-        model_path,
-        &model.features,
-        &[
-            ("solver", toml_string(solver.liblinear_name())),
-            ("c", format!("{:?}", s.c)),
-            ("p", format!("{:?}", s.p)),
-            ("tolerance", format!("{:?}", checked_tolerance)),
-            ("bias", format!("{:?}", s.bias)),
-            ("max_iterations", s.max_iterations.to_string()),
-            ("iterations", fitted.iterations.to_string()),
-            ("objective", format!("{:?}", fitted.objective)),
-            ("binary", "false".into()),
-        ],
-    )
-    .map_err(io_at(&meta_path(model_path)))?;
-    model.save(model_path, false).map_err(io_at(model_path))?;
+    model
+        .save_with_meta(
+            model_path,
+            false,
+            &model.features,
+            &[
+                ("solver", toml_string(solver.liblinear_name())),
+                ("c", format!("{:?}", s.c)),
+                ("p", format!("{:?}", s.p)),
+                ("tolerance", format!("{:?}", checked_tolerance)),
+                ("bias", format!("{:?}", s.bias)),
+                ("max_iterations", s.max_iterations.to_string()),
+                ("iterations", fitted.iterations.to_string()),
+                ("objective", format!("{:?}", fitted.objective)),
+                ("binary", "false".into()),
+            ],
+        )
+        .map_err(io_at(model_path))?;
     Ok(figures_fit)
 }

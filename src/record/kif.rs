@@ -213,10 +213,22 @@ struct Diagram {
     white_to_move: bool,
 }
 
-/// Final move words: the ending, whether the side to move at that line wins
-/// (`Some(true)`), loses (`Some(false)`) or neither (`None`, a draw or no
-/// result), whether it is a draw, and the word as written.
-pub(crate) fn final_word(body: &str) -> Option<(Ending, Option<bool>, bool, &'static str)> {
+/// A final move word (`投了`, `詰み`, ...) as read.
+#[derive(Clone, Debug)]
+pub(crate) struct FinalWord {
+    /// The ending it names.
+    pub ending: Ending,
+    /// The side to move at that line wins (`Some(true)`), loses
+    /// (`Some(false)`) or neither (`None`: a draw or no result).
+    pub mover_wins: Option<bool>,
+    /// The word means a draw.
+    pub draw: bool,
+    /// The word as written.
+    pub word: &'static str,
+}
+
+/// The final move word `body` starts with, if any.
+pub(crate) fn final_word(body: &str) -> Option<FinalWord> {
     // (word, mover wins?, draw?)
     const WORDS: [(&str, Option<bool>, bool); 13] = [
         ("投了", Some(false), false),
@@ -233,7 +245,7 @@ pub(crate) fn final_word(body: &str) -> Option<(Ending, Option<bool>, bool, &'st
         ("封じ手", None, false),
         ("不詰", None, false),
     ];
-    WORDS.iter().find_map(|&(w, wins, draw)| {
+    WORDS.iter().find_map(|&(w, mover_wins, draw)| {
         body.starts_with(w).then(|| {
             let ending = match w {
                 "投了" => Ending::Resign,
@@ -247,14 +259,28 @@ pub(crate) fn final_word(body: &str) -> Option<(Ending, Option<bool>, bool, &'st
                 "封じ手" => Ending::Sealed,
                 other => Ending::Other(other.to_string()),
             };
-            (ending, wins, draw, w)
+            FinalWord {
+                ending,
+                mover_wins,
+                draw,
+                word: w,
+            }
         })
     })
 }
 
-/// What a `まで…` summary line says: the result, an ending when it names one,
-/// and the words after `まで N手で` as written.
-fn summary(line: &str) -> (GameResult, Option<Ending>, String) {
+/// What a `まで…` summary line says.
+struct Summary {
+    /// The result it names (`Unknown` when it names none).
+    result: GameResult,
+    /// The ending it names, if any.
+    ending: Option<Ending>,
+    /// The words after `まで N手で`, as written.
+    word: String,
+}
+
+/// Reads a `まで…` summary line.
+fn summary(line: &str) -> Summary {
     let word = line
         .split_once("手で")
         .map_or(line.trim_start_matches("まで"), |(_, w)| w)
@@ -291,7 +317,55 @@ fn summary(line: &str) -> (GameResult, Option<Ending>, String) {
     } else {
         None
     };
-    (result, ending, word)
+    Summary {
+        result,
+        ending,
+        word,
+    }
+}
+
+/// The game once its first move (or the move table header) is seen.
+struct Play {
+    /// The position after the moves read.
+    pos: Position,
+    /// The game being built.
+    game: Game,
+    /// Where the last move went (for `同`).
+    last_to: Option<Square>,
+}
+
+/// A final move word and who was to move when it was written.
+struct Ended {
+    word: FinalWord,
+    mover: Color,
+}
+
+/// What to do after a line.
+enum Next {
+    /// Read the next line.
+    Line,
+    /// The main line is over (a branch follows).
+    Stop,
+}
+
+/// One game being read, line by line (the structure of `csa.rs`'s reader).
+struct GameReader<'a> {
+    path: &'a Path,
+    /// Lines before the game's first line in the file.
+    offset: usize,
+    /// The game's index in its file.
+    index: usize,
+    /// The `手合割` start and its line.
+    handicap: Option<(usize, Position)>,
+    diagram: Diagram,
+    /// Black's (下手's) and White's (上手's) names.
+    names: [Option<String>; 2],
+    event: Option<String>,
+    /// Warnings before the first move (moved into the game at the end).
+    warnings: Vec<String>,
+    play: Option<Play>,
+    ended: Option<Ended>,
+    summary: Option<Summary>,
 }
 
 /// Reads one game from `lines`, whose first line is line `offset + 1` of the file.
@@ -301,209 +375,293 @@ fn read_game(
     path: &Path,
     index: usize,
 ) -> Result<Game, RecordError> {
-    let err = |i: usize, found: &str, expected: String| {
-        RecordError::at_line(path, offset + i + 1, found.trim(), expected)
+    let mut r = GameReader {
+        path,
+        offset,
+        index,
+        handicap: None,
+        diagram: Diagram::default(),
+        names: [None, None],
+        event: None,
+        warnings: Vec::new(),
+        play: None,
+        ended: None,
+        summary: None,
     };
-    let mut handicap: Option<(usize, Position)> = None;
-    let mut diagram = Diagram::default();
-    let mut names: [Option<String>; 2] = [None, None];
-    let mut event = None;
-    let mut warnings = Vec::new();
-    // Set once the first move (or the move table header) is seen.
-    let mut play: Option<(Position, Game)> = None;
-    let mut last_to: Option<Square> = None;
-    let mut word: Option<(Ending, Option<bool>, bool, Color, &'static str)> = None;
-    let mut sum: Option<(GameResult, Option<Ending>, String)> = None;
-
     for (i, raw) in lines.iter().enumerate() {
-        let line = raw.trim_end();
-        let t = line.trim();
+        if let Next::Stop = r.line(i, raw)? {
+            break;
+        }
+    }
+    r.finish()
+}
+
+impl GameReader<'_> {
+    /// An error at line `i` of the game.
+    fn error(&self, i: usize, found: &str, expected: impl Into<String>) -> RecordError {
+        RecordError::at_line(self.path, self.offset + i + 1, found.trim(), expected)
+    }
+
+    /// Reads line `i` of the game.
+    fn line(&mut self, i: usize, raw: &str) -> Result<Next, RecordError> {
+        let t = raw.trim_end().trim();
         if t.is_empty() || t.starts_with('#') || t.starts_with('*') || t.starts_with('&') {
-            continue;
+            return Ok(Next::Line);
         }
         if t.starts_with("変化") {
             // Branches follow the main line to the end of the game.
-            break;
+            return Ok(Next::Stop);
         }
         if t.starts_with("まで") {
-            sum = Some(summary(t));
-            continue;
+            self.summary = Some(summary(t));
+            return Ok(Next::Line);
         }
         // Board diagram rows: `|v香v桂 ... |一`.
         if t.starts_with('|') {
-            diagram_row(&mut diagram, t).map_err(|e| err(i, t, e))?;
-            continue;
+            diagram_row(&mut self.diagram, t).map_err(|e| self.error(i, t, e))?;
+            return Ok(Next::Line);
         }
         if t.starts_with('+') || t.starts_with('９') {
-            continue; // frame and file numbers of a diagram
+            return Ok(Next::Line); // frame and file numbers of a diagram
         }
         if matches!(t, "後手番" | "上手番") {
-            diagram.white_to_move = true;
-            continue;
+            self.diagram.white_to_move = true;
+            return Ok(Next::Line);
         }
         if matches!(t, "先手番" | "下手番") {
-            diagram.white_to_move = false;
-            continue;
+            self.diagram.white_to_move = false;
+            return Ok(Next::Line);
         }
         if t.starts_with("手数") {
-            if play.is_none() {
-                play = Some(start_game(
-                    &handicap,
-                    &diagram,
-                    path,
-                    index,
-                    offset + i + 1,
-                    t,
-                )?);
-            }
-            continue;
+            self.start(i, t)?;
+            return Ok(Next::Line);
         }
         if let Some((number, body)) = parse_numbered(t) {
-            if play.is_none() {
-                play = Some(start_game(
-                    &handicap,
-                    &diagram,
-                    path,
-                    index,
-                    offset + i + 1,
-                    t,
-                )?);
-            }
-            let Some((pos, game)) = play.as_mut() else {
-                continue;
-            };
-            if word.is_some() {
-                return Err(err(i, t, "no move after the game-ending word".to_string()));
-            }
-            let expected_number = game.moves.len() + 1;
-            if number != expected_number {
-                return Err(err(i, t, format!("move number {expected_number}")));
-            }
-            if let Some((ending, wins, draw, w)) = final_word(body) {
-                word = Some((ending, wins, draw, pos.side_to_move(), w));
-                continue;
-            }
-            let mv = parse_move(pos, body, last_to, &mut warnings, number, false)
-                .map_err(|e| err(i, t, e))?;
-            if let Err(e) = pos.play(mv) {
-                return Err(err(i, t, format!("a legal move ({e})")));
-            }
-            last_to = Some(match mv {
-                Move::BoardMove { to, .. } | Move::Drop { to, .. } => to,
-            });
-            game.moves.push(mv);
-            continue;
+            self.numbered_move(i, t, number, body)?;
+            return Ok(Next::Line);
         }
         if t.starts_with(ki2::is_mark) {
-            if play.is_none() {
-                play = Some(start_game(
-                    &handicap,
-                    &diagram,
-                    path,
-                    index,
-                    offset + i + 1,
-                    t,
-                )?);
-            }
-            let Some((pos, game)) = play.as_mut() else {
-                continue;
-            };
-            for (mark, text) in split_marks(t) {
-                let found = format!("{mark}{text}");
-                if word.is_some() {
-                    return Err(err(
-                        i,
-                        &found,
-                        "no move after the game-ending word".to_string(),
-                    ));
-                }
-                let side = pos.side_to_move();
-                if ki2::mark_color(mark) != Some(side) {
-                    let expected = if side == Color::Black {
-                        "a move by black (▲)"
-                    } else {
-                        "a move by white (△)"
-                    };
-                    return Err(err(i, &found, expected.to_string()));
-                }
-                if let Some((ending, wins, draw, w)) = final_word(text) {
-                    word = Some((ending, wins, draw, side, w));
-                    continue;
-                }
-                let number = game.moves.len() + 1;
-                let mv = parse_move(pos, text, last_to, &mut warnings, number, true)
-                    .map_err(|e| err(i, &found, e))?;
-                if let Err(e) = pos.play(mv) {
-                    return Err(err(i, &found, format!("a legal move ({e})")));
-                }
-                last_to = Some(match mv {
-                    Move::BoardMove { to, .. } | Move::Drop { to, .. } => to,
-                });
-                game.moves.push(mv);
-            }
-            continue;
+            self.marked_moves(i, t)?;
+            return Ok(Next::Line);
         }
         if let Some(key) = header_key(t) {
-            let value = t
-                .split_once('：')
-                .or_else(|| t.split_once(':'))
-                .map(|(_, v)| v.trim())
-                .unwrap_or("");
-            match key {
-                "先手" | "下手" => names[0] = Some(value.to_string()).filter(|v| !v.is_empty()),
-                "後手" | "上手" => names[1] = Some(value.to_string()).filter(|v| !v.is_empty()),
-                "棋戦" => event = Some(value.to_string()).filter(|v| !v.is_empty()),
-                "手合割" => {
-                    if let Some(p) = handicap_start(value) {
-                        handicap = Some((offset + i + 1, p));
-                    } else if value != "その他" {
-                        return Err(err(
-                            i,
-                            t,
-                            "a handicap of 平手, 香落ち, 右香落ち, 角落ち, 飛車落ち, 飛香落ち, \
-                             二枚落ち, 三枚落ち, 四枚落ち, 五枚落ち, 左五枚落ち, 六枚落ち, \
-                             八枚落ち, 十枚落ち or その他 with a board diagram"
-                                .to_string(),
-                        ));
-                    }
-                }
-                "先手の持駒" | "下手の持駒" => {
-                    diagram.hands[0] = parse_hand(value).map_err(|e| err(i, t, e))?
-                }
-                "後手の持駒" | "上手の持駒" => {
-                    diagram.hands[1] = parse_hand(value).map_err(|e| err(i, t, e))?
-                }
-                _ => {}
-            }
-            continue;
+            self.header(i, t, key)?;
+            return Ok(Next::Line);
         }
-        if play.is_some() {
-            return Err(err(
+        if self.play.is_some() {
+            return Err(self.error(
                 i,
                 t,
-                "a numbered move line like `   1 ７六歩(77)`, a comment (`*`) or `まで…`"
-                    .to_string(),
+                "a numbered move line like `   1 ７六歩(77)`, a comment (`*`) or `まで…`",
             ));
         }
-        warnings.push(format!("line {}: ignored {t:?}", offset + i + 1));
+        self.warnings
+            .push(format!("line {}: ignored {t:?}", self.offset + i + 1));
+        Ok(Next::Line)
     }
 
-    let Some((pos, mut game)) = play else {
-        // Header only (no moves at all): still a game from its start position.
-        let (pos, game) = start_game(&handicap, &diagram, path, index, offset + 1, "")?;
-        return Ok(finish(pos, game, names, event, warnings, None, None));
-    };
-    game.warnings.append(&mut warnings);
-    let word = word.map(|(ending, wins, draw, mover, w)| {
-        let result = match (wins, draw) {
-            (_, true) => GameResult::Draw,
-            (Some(true), _) => win_for(mover),
-            (Some(false), _) => win_for(!mover),
-            (None, _) => GameResult::Unknown,
+    /// Sets up the start position at the first move or the move table header.
+    fn start(&mut self, i: usize, t: &str) -> Result<(), RecordError> {
+        if self.play.is_none() {
+            let (pos, game) = start_game(
+                &self.handicap,
+                &self.diagram,
+                self.path,
+                self.index,
+                self.offset + i + 1,
+                t,
+            )?;
+            self.play = Some(Play {
+                pos,
+                game,
+                last_to: None,
+            });
+        }
+        Ok(())
+    }
+
+    /// `   12 ７六歩(77) ...`: move `number`, `body` after the number.
+    fn numbered_move(
+        &mut self,
+        i: usize,
+        t: &str,
+        number: usize,
+        body: &str,
+    ) -> Result<(), RecordError> {
+        self.start(i, t)?;
+        if self.ended.is_some() {
+            return Err(self.error(i, t, "no move after the game-ending word"));
+        }
+        let Some(play) = self.play.as_mut() else {
+            return Ok(());
         };
-        (ending, result, w)
+        let expected_number = play.game.moves.len() + 1;
+        if number != expected_number {
+            return Err(self.error(i, t, format!("move number {expected_number}")));
+        }
+        if let Some(word) = final_word(body) {
+            let mover = play.pos.side_to_move();
+            self.ended = Some(Ended { word, mover });
+            return Ok(());
+        }
+        let played = play_move(play, body, &mut self.warnings, number, false);
+        played.map_err(|e| self.error(i, t, e))
+    }
+
+    /// `▲７六歩　△３四歩`: a run of KI2 moves, each with its side mark.
+    fn marked_moves(&mut self, i: usize, t: &str) -> Result<(), RecordError> {
+        self.start(i, t)?;
+        for (mark, text) in split_marks(t) {
+            let found = format!("{mark}{text}");
+            if self.ended.is_some() {
+                return Err(self.error(i, &found, "no move after the game-ending word"));
+            }
+            let Some(play) = self.play.as_mut() else {
+                return Ok(());
+            };
+            let side = play.pos.side_to_move();
+            if ki2::mark_color(mark) != Some(side) {
+                let expected = if side == Color::Black {
+                    "a move by black (▲)"
+                } else {
+                    "a move by white (△)"
+                };
+                return Err(self.error(i, &found, expected));
+            }
+            if let Some(word) = final_word(text) {
+                self.ended = Some(Ended { word, mover: side });
+                continue;
+            }
+            let number = play.game.moves.len() + 1;
+            let played = play_move(play, text, &mut self.warnings, number, true);
+            played.map_err(|e| self.error(i, &found, e))?;
+        }
+        Ok(())
+    }
+
+    /// A `key：value` header line.
+    fn header(&mut self, i: usize, t: &str, key: &str) -> Result<(), RecordError> {
+        let value = t
+            .split_once('：')
+            .or_else(|| t.split_once(':'))
+            .map(|(_, v)| v.trim())
+            .unwrap_or("");
+        let named = || Some(value.to_string()).filter(|v| !v.is_empty());
+        match key {
+            "先手" | "下手" => self.names[0] = named(),
+            "後手" | "上手" => self.names[1] = named(),
+            "棋戦" => self.event = named(),
+            "手合割" => {
+                if let Some(p) = handicap_start(value) {
+                    self.handicap = Some((self.offset + i + 1, p));
+                } else if value != "その他" {
+                    return Err(self.error(
+                        i,
+                        t,
+                        "a handicap of 平手, 香落ち, 右香落ち, 角落ち, 飛車落ち, 飛香落ち, \
+                         二枚落ち, 三枚落ち, 四枚落ち, 五枚落ち, 左五枚落ち, 六枚落ち, \
+                         八枚落ち, 十枚落ち or その他 with a board diagram",
+                    ));
+                }
+            }
+            "先手の持駒" | "下手の持駒" => {
+                self.diagram.hands[0] = parse_hand(value).map_err(|e| self.error(i, t, e))?
+            }
+            "後手の持駒" | "上手の持駒" => {
+                self.diagram.hands[1] = parse_hand(value).map_err(|e| self.error(i, t, e))?
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The game: names, warnings, result and ending from the final word,
+    /// the summary line or the final position.
+    fn finish(mut self) -> Result<Game, RecordError> {
+        let Some(play) = self.play.take() else {
+            // Header only (no moves at all): still a game from its start position.
+            let (pos, mut game) = start_game(
+                &self.handicap,
+                &self.diagram,
+                self.path,
+                self.index,
+                self.offset + 1,
+                "",
+            )?;
+            game.warnings.append(&mut self.warnings);
+            // Without a move, a summary line is not read as the game's end.
+            self.summary = None;
+            return Ok(self.decide(pos, game));
+        };
+        let Play { pos, mut game, .. } = play;
+        game.warnings.append(&mut self.warnings);
+        Ok(self.decide(pos, game))
+    }
+
+    /// Fills in what the record says about `game`, which ended at `pos`.
+    fn decide(self, pos: Position, mut game: Game) -> Game {
+        let [black, white] = self.names;
+        game.black = black;
+        game.white = white;
+        game.event = self.event;
+        let word = self.ended.map(|Ended { word, mover }| {
+            let result = match (word.mover_wins, word.draw) {
+                (_, true) => GameResult::Draw,
+                (Some(true), _) => win_for(mover),
+                (Some(false), _) => win_for(!mover),
+                (None, _) => GameResult::Unknown,
+            };
+            (word, result)
+        });
+        game.ending_word = match (&word, &self.summary) {
+            (Some((w, _)), _) => Some(w.word.to_string()),
+            (None, Some(s)) if !s.word.is_empty() => Some(s.word.clone()),
+            _ => None,
+        };
+        let (mut result, mut ending) = match &word {
+            Some((w, r)) => (*r, w.ending.clone()),
+            None if pos.is_checkmate() => (win_for(!pos.side_to_move()), Ending::Checkmate),
+            None => (GameResult::Unknown, Ending::Unfinished),
+        };
+        if let Some(summary) = self.summary {
+            if summary.result != GameResult::Unknown {
+                if word.is_some() && summary.result != result {
+                    game.warnings.push(format!(
+                        "the summary says {}, the final move word says {result}; kept {}",
+                        summary.result, summary.result
+                    ));
+                }
+                result = summary.result;
+            }
+            if word.is_none() {
+                if let Some(e) = summary.ending {
+                    ending = e;
+                }
+            }
+        }
+        game.result = result;
+        game.ending = ending;
+        game
+    }
+}
+
+/// Plays the move written `text` (move `number`); `ki2`: no origin square.
+fn play_move(
+    play: &mut Play,
+    text: &str,
+    warnings: &mut Vec<String>,
+    number: usize,
+    ki2: bool,
+) -> Result<(), String> {
+    let mv = parse_move(&play.pos, text, play.last_to, warnings, number, ki2)?;
+    play.pos
+        .play(mv)
+        .map_err(|e| format!("a legal move ({e})"))?;
+    play.last_to = Some(match mv {
+        Move::BoardMove { to, .. } | Move::Drop { to, .. } => to,
     });
-    Ok(finish(pos, game, names, event, Vec::new(), word, sum))
+    play.game.moves.push(mv);
+    Ok(())
 }
 
 fn win_for(color: Color) -> GameResult {
@@ -512,50 +670,6 @@ fn win_for(color: Color) -> GameResult {
     } else {
         GameResult::WhiteWin
     }
-}
-
-fn finish(
-    pos: Position,
-    mut game: Game,
-    names: [Option<String>; 2],
-    event: Option<String>,
-    mut warnings: Vec<String>,
-    word: Option<(Ending, GameResult, &'static str)>,
-    sum: Option<(GameResult, Option<Ending>, String)>,
-) -> Game {
-    let [black, white] = names;
-    game.black = black;
-    game.white = white;
-    game.event = event;
-    game.warnings.append(&mut warnings);
-    game.ending_word = match (&word, &sum) {
-        (Some((_, _, w)), _) => Some(w.to_string()),
-        (None, Some((_, _, w))) if !w.is_empty() => Some(w.clone()),
-        _ => None,
-    };
-    let (mut result, mut ending) = match &word {
-        Some((e, r, _)) => (*r, e.clone()),
-        None if pos.is_checkmate() => (win_for(!pos.side_to_move()), Ending::Checkmate),
-        None => (GameResult::Unknown, Ending::Unfinished),
-    };
-    if let Some((sum_result, sum_ending, _)) = sum {
-        if sum_result != GameResult::Unknown {
-            if word.is_some() && sum_result != result {
-                game.warnings.push(format!(
-                    "the summary says {sum_result}, the final move word says {result}; kept {sum_result}"
-                ));
-            }
-            result = sum_result;
-        }
-        if word.is_none() {
-            if let Some(e) = sum_ending {
-                ending = e;
-            }
-        }
-    }
-    game.result = result;
-    game.ending = ending;
-    game
 }
 
 /// The start position from the handicap header or the board diagram.

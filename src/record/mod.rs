@@ -12,6 +12,7 @@ use crate::shogi::{Move, Position};
 
 pub mod csa;
 pub mod csa_writer;
+pub mod encoding;
 pub mod ki2;
 pub mod ki2_writer;
 pub mod kif;
@@ -382,13 +383,41 @@ pub struct FileGames {
     pub games: Vec<Result<Game, RecordError>>,
 }
 
-/// Decodes text that is UTF-8 (with or without BOM) or else Shift_JIS (CP932).
+/// Decodes text that is UTF-8 (with or without BOM; a few invalid bytes read
+/// as U+FFFD) or else Shift_JIS (CP932): [`encoding::decode`] without its report.
 pub fn decode_text(bytes: &[u8]) -> String {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => encoding_rs::SHIFT_JIS.decode(bytes).0.into_owned(),
+    encoding::decode(bytes).text
+}
+
+/// Reads a text record with `read`, reporting how its bytes were decoded: a
+/// Shift_JIS fallback or invalid UTF-8 bytes are a warning on stderr and in
+/// every game's warnings, and an error at a line holding an invalid byte
+/// names the byte.
+fn read_text(
+    bytes: &[u8],
+    path: &Path,
+    read: fn(&str, &Path) -> Vec<Result<Game, RecordError>>,
+) -> Vec<Result<Game, RecordError>> {
+    let decoded = encoding::decode(bytes);
+    let mut games = read(&decoded.text, path);
+    let Some(warning) = decoded.encoding.warning() else {
+        return games;
+    };
+    eprintln!("warning: {}: {warning}", path.display());
+    for game in &mut games {
+        match game {
+            Ok(g) => g.warnings.push(warning.clone()),
+            Err(e) => {
+                if let encoding::TextEncoding::Utf8WithInvalid { first, .. } = &decoded.encoding {
+                    if e.location == Location::Line(first.line) {
+                        e.expected
+                            .push_str(&format!(" (invalid UTF-8 here: {first}, read as U+FFFD)"));
+                    }
+                }
+            }
+        }
     }
+    games
 }
 
 /// Chooses the reader for a file by extension and content.
@@ -474,10 +503,10 @@ pub fn read_file(path: &Path) -> FileGames {
     };
     let format = detect_format(path, &bytes);
     let games = match format {
-        Some(Format::Csa) => csa::read(&decode_text(&bytes), path),
-        Some(Format::Kif) => kif::read(&decode_text(&bytes), path),
-        Some(Format::Ki2) => ki2::read(&decode_text(&bytes), path),
-        Some(Format::Usi) => usi::read(&decode_text(&bytes), path),
+        Some(Format::Csa) => read_text(&bytes, path, csa::read),
+        Some(Format::Kif) => read_text(&bytes, path, kif::read),
+        Some(Format::Ki2) => read_text(&bytes, path, ki2::read),
+        Some(Format::Usi) => read_text(&bytes, path, usi::read),
         Some(Format::Kisen) => {
             let idx = std::fs::read(path.with_extension("idx")).ok();
             kisen::read(&bytes, idx.as_deref(), path)

@@ -22,6 +22,9 @@ pub struct DualResult {
     pub iterations: usize,
     /// Final dual objective value (liblinear's printed `Objective value`).
     pub dual_objective: f64,
+    /// Stopped because `max_iter` epochs were run, not because the tolerance
+    /// was met (liblinear's "reaching max number of iterations").
+    pub reached_max_iter: bool,
 }
 
 /// Problem and stopping parameters of [`dual_cd`].
@@ -69,6 +72,7 @@ pub fn dual_cd(
     let mut gmax_old = f64::INFINITY;
     let mut gnorm1_init = -1.0;
     let mut iter = 0;
+    let mut converged = false;
     while iter < max_iter {
         let mut gmax_new = 0.0f64;
         let mut gnorm1_new = 0.0;
@@ -129,6 +133,7 @@ pub fn dual_cd(
         });
         if gnorm1_new <= eps * gnorm1_init {
             if active == l {
+                converged = true;
                 break;
             }
             active = l;
@@ -140,6 +145,7 @@ pub fn dual_cd(
     DualResult {
         iterations: iter,
         dual_objective: dual_value(w, &beta, y, lambda, p),
+        reached_max_iter: !converged,
     }
 }
 

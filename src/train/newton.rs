@@ -65,6 +65,9 @@ pub struct NewtonResult {
     pub objective: f64,
     /// `‖∇f(w)‖`.
     pub gradient_norm: f64,
+    /// Stopped because `max_iter` steps were taken, not on a stopping rule
+    /// (nor on a step that no longer decreases `f`).
+    pub reached_max_iter: bool,
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -112,12 +115,14 @@ pub fn newton<F: Objective>(
     let done = |fw: f64, gnorm: f64| {
         gnorm <= params.eps * gnorm0 || 0.5 * gnorm * gnorm <= params.gap * fw
     };
+    let mut stalled = false;
     while iterations < params.max_iter && !done(fw, gnorm) {
         f.diag_precond(&mut m);
         m.iter_mut()
             .for_each(|v| *v = (1.0 - ALPHA_PCG) + ALPHA_PCG * *v);
         cg_total += pcg(f, params.eps_cg, &g, &m, &mut s, &mut cg);
         let Some((step, fnew)) = f.line_search(w, &s, fw, &g) else {
+            stalled = true;
             break;
         };
         axpy(step, &s, w);
@@ -135,6 +140,7 @@ pub fn newton<F: Objective>(
             seconds: start.elapsed().as_secs_f64(),
         });
         if fw < -1.0e32 || actred.abs() <= 1.0e-12 * fw.abs() {
+            stalled = true;
             break;
         }
     }
@@ -143,6 +149,7 @@ pub fn newton<F: Objective>(
         cg_iterations: cg_total,
         objective: fw,
         gradient_norm: gnorm,
+        reached_max_iter: !stalled && !done(fw, gnorm),
     }
 }
 

@@ -251,6 +251,30 @@ pub struct SvrModel {
     pub iterations: usize,
     /// The exact primal objective at the returned weights.
     pub objective: f64,
+    /// The solver stopped on its iteration cap, not on its tolerance (primal
+    /// and dual; see [`SvrModel::iteration_cap_warning`]).
+    pub reached_max_iter: bool,
+}
+
+impl SvrModel {
+    /// liblinear's "WARNING: reaching max number of iterations", in our words,
+    /// when the solver stopped on its cap: the weights are short of the
+    /// optimum the tolerance asks for. `None` when it stopped on its tolerance.
+    pub fn iteration_cap_warning(&self) -> Option<String> {
+        if !self.reached_max_iter {
+            return None;
+        }
+        let (solver, unit) = match self.model.solver_type.as_str() {
+            "L2R_L2LOSS_SVR_DUAL" => ("dual", "epochs"),
+            _ => ("primal", "Newton steps"),
+        };
+        Some(format!(
+            "reaching max number of iterations: the {solver} solver stopped after {} {unit} \
+             (its cap) before its tolerance, so the weights are not at the optimum; \
+             raise the cap (--max-iter, recipe max_iterations) or the tolerance (-e)",
+            self.iterations
+        ))
+    }
 }
 
 impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
@@ -280,7 +304,7 @@ impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
             Some(f) => f.as_ref(),
             None => &noop,
         };
-        let iterations = match self.solver {
+        let (iterations, reached_max_iter) = match self.solver {
             Solver::Primal => {
                 let mut f = L2SvrObjective::new(rows, y, self.c, self.p);
                 let mut params = super::newton::NewtonParams {
@@ -291,10 +315,11 @@ impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
                     params.eps = eps;
                     params.gap = 0.0;
                 }
-                super::newton::newton(&mut f, &mut w, params, &mut |p| report(p)).iterations
+                let r = super::newton::newton(&mut f, &mut w, params, &mut |p| report(p));
+                (r.iterations, r.reached_max_iter)
             }
             Solver::Dual => {
-                super::dual::dual_cd(
+                let r = super::dual::dual_cd(
                     &rows,
                     y,
                     super::dual::DualParams {
@@ -305,8 +330,8 @@ impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
                     },
                     &mut w,
                     &mut |p| report(p),
-                )
-                .iterations
+                );
+                (r.iterations, r.reached_max_iter)
             }
             Solver::Dense => {
                 w = fit_dense(
@@ -317,7 +342,7 @@ impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
                     self.tolerance(),
                     self.max_iterations,
                 )?;
-                0
+                (0, false)
             }
         };
         let rows = Rows::new(x, self.bias);
@@ -337,6 +362,7 @@ impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
             },
             iterations,
             objective,
+            reached_max_iter,
         })
     }
 }

@@ -4,8 +4,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use indicatif::{ProgressBar, ProgressStyle};
-
 use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::features::Features;
 use kifulearn::model::toml_string;
@@ -16,7 +14,7 @@ use kifulearn::train::positions_stream::{
 
 use super::super::fit::{LearnerArgs, ModelOut};
 use super::super::fit_ranking::read_games;
-use super::super::CliResult;
+use super::super::{verbosity, CliResult};
 use super::PositionsArgs;
 
 /// Position files holding more records than this are streamed unless `--chunk` says otherwise.
@@ -87,7 +85,7 @@ pub fn run(
         name.push(".leaves-tmp");
         PathBuf::from(name)
     });
-    eprintln!(
+    verbosity::summary!(
         "positions: streamed in chunks of {chunk}: up to {} training positions from {} games and {} position file(s), {} held-out games; features {features}; leaf cache {}",
         train.nominal_len(),
         games.len(),
@@ -98,13 +96,11 @@ pub fn run(
             .map_or("off".to_string(), |p| format!("{}.*", p.display())),
     );
     let stream = StreamParams { chunk, cache };
-    let bar = ProgressBar::new(train.nominal_len());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} {elapsed_precise} [{bar:30}] {pos}/{len} positions, {per_sec}",
-        )?
-        .progress_chars("=> "),
-    );
+    let bar = verbosity::bar(
+        train.nominal_len(),
+        "{msg} {elapsed_precise} [{bar:30}] {pos}/{len} positions, {per_sec}",
+    )?;
+    let epochs = params.epochs;
     let observe = |event: StreamEvent| match event {
         StreamEvent::Chunk {
             epoch,
@@ -122,7 +118,10 @@ pub fn run(
             bar.set_position(done);
         }
         StreamEvent::Epoch(r) => {
-            bar.suspend(|| epoch_line(r));
+            // Every epoch with -v, the last one otherwise (the fit's summary).
+            if verbosity::verbose() || r.epoch == epochs {
+                bar.suspend(|| epoch_line(r));
+            }
             bar.reset();
         }
     };
@@ -144,7 +143,7 @@ pub fn run(
             fitted.skipped
         );
     }
-    eprintln!(
+    verbosity::summary!(
         "positions: {} training positions in {} chunks ({} with a result, {} nonzeros), {} held out; leaf cache {:.0} MB",
         fitted.positions,
         fitted.chunks,
@@ -154,7 +153,6 @@ pub fn run(
         fitted.cache_bytes as f64 / 1e6,
     );
     let mut model = fitted.fit.model;
-    out.save(&mut model, None)?;
     let quoted: Vec<String> = position_files
         .iter()
         .chain(&records)
@@ -185,8 +183,8 @@ pub fn run(
     }
     meta.push(("binary", out.binary.to_string()));
     meta.push(("data", format!("[{}]", quoted.join(", "))));
-    out.write_meta(&features.to_string(), &meta)?;
-    eprintln!("wrote {}", out.path.display());
+    out.write(&mut model, None, &features.to_string(), &meta)?;
+    verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -223,7 +221,7 @@ fn epoch_line(r: &EpochReport) {
             )
         })
         .unwrap_or_default();
-    eprintln!(
+    verbosity::summary!(
         "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0} (running){held}  {:.1}s",
         r.epoch,
         r.train.cross_entropy,
