@@ -183,37 +183,69 @@ pub fn run(
     };
     let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &w0, &params, line))?;
     let mut model = fitted.model;
-    let quoted: Vec<String> = position_files
-        .iter()
-        .chain(&records)
-        .map(|f| toml_string(&f.display().to_string()))
-        .collect();
-    let last = fitted.epochs.last().copied();
-    let mut meta = vec![
-        ("method", toml_string("positions")),
-        ("teacher", toml_string(&teacher_choice.name())),
-        ("teacher_depth", depth.to_string()),
-        ("result_weight", format!("{:?}", params.lambda)),
-        ("eval_k", format!("{:?}", params.eval_k)),
-        ("mu", format!("{:?}", params.mu)),
-        ("rate", format!("{:?}", params.rate)),
-        ("epochs", params.epochs.to_string()),
-        ("batch", params.batch.to_string()),
-        ("seed", params.seed.to_string()),
-        ("anchor_material", params.anchor_material.to_string()),
-        ("prior", toml_string(prior.unwrap_or("material"))),
-        ("skip_plies", skip.to_string()),
-        ("positions", train.len().to_string()),
-    ];
-    if let Some(r) = last {
-        meta.push((
-            "train_cross_entropy",
-            format!("{:?}", r.train.cross_entropy),
-        ));
+    let meta = Meta {
+        teacher: &teacher_choice.name(),
+        depth,
+        params: &params,
+        prior,
+        skip,
+        positions: train.len(),
+        extra: &[],
+        train_cross_entropy: fitted.epochs.last().map(|r| r.train.cross_entropy),
+        binary: out.binary,
+        files: position_files.iter().chain(&records),
     }
-    meta.push(("binary", out.binary.to_string()));
-    meta.push(("data", format!("[{}]", quoted.join(", "))));
+    .entries();
     out.write(&mut model, None, &features.to_string(), &meta)?;
     super::verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `MODEL.meta.toml` records of a positions fit, in-memory or streamed
+/// (the streamed fit adds its `chunk` in `extra`).
+pub(super) struct Meta<'a, I> {
+    pub teacher: &'a str,
+    pub depth: u32,
+    pub params: &'a PositionsParams,
+    pub prior: Option<&'a str>,
+    pub skip: usize,
+    pub positions: usize,
+    pub extra: &'a [(&'static str, String)],
+    pub train_cross_entropy: Option<f64>,
+    pub binary: bool,
+    pub files: I,
+}
+
+impl<'a, I: Iterator<Item = &'a PathBuf>> Meta<'a, I> {
+    /// The `(key, TOML value)` pairs, in the order the file has always had.
+    pub fn entries(self) -> Vec<(&'static str, String)> {
+        let p = self.params;
+        let quoted: Vec<String> = self
+            .files
+            .map(|f| toml_string(&f.display().to_string()))
+            .collect();
+        let mut meta = vec![
+            ("method", toml_string("positions")),
+            ("teacher", toml_string(self.teacher)),
+            ("teacher_depth", self.depth.to_string()),
+            ("result_weight", format!("{:?}", p.lambda)),
+            ("eval_k", format!("{:?}", p.eval_k)),
+            ("mu", format!("{:?}", p.mu)),
+            ("rate", format!("{:?}", p.rate)),
+            ("epochs", p.epochs.to_string()),
+            ("batch", p.batch.to_string()),
+            ("seed", p.seed.to_string()),
+            ("anchor_material", p.anchor_material.to_string()),
+            ("prior", toml_string(self.prior.unwrap_or("material"))),
+            ("skip_plies", self.skip.to_string()),
+            ("positions", self.positions.to_string()),
+        ];
+        meta.extend_from_slice(self.extra);
+        if let Some(ce) = self.train_cross_entropy {
+            meta.push(("train_cross_entropy", format!("{ce:?}")));
+        }
+        meta.push(("binary", self.binary.to_string()));
+        meta.push(("data", format!("[{}]", quoted.join(", "))));
+        meta
+    }
 }

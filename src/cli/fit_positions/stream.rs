@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::features::Features;
-use kifulearn::model::toml_string;
 use kifulearn::train::positions::{named_prior, split_position_paths, EpochReport};
 use kifulearn::train::positions_stream::{
     fit_stream, PositionFiles, StreamData, StreamEvent, StreamParams, DEFAULT_CHUNK,
@@ -153,36 +152,19 @@ pub fn run(
         fitted.cache_bytes as f64 / 1e6,
     );
     let mut model = fitted.fit.model;
-    let quoted: Vec<String> = position_files
-        .iter()
-        .chain(&records)
-        .map(|f| toml_string(&f.display().to_string()))
-        .collect();
-    let mut meta = vec![
-        ("method", toml_string("positions")),
-        ("teacher", toml_string(&teacher_choice.name())),
-        ("teacher_depth", depth.to_string()),
-        ("result_weight", format!("{:?}", params.lambda)),
-        ("eval_k", format!("{:?}", params.eval_k)),
-        ("mu", format!("{:?}", params.mu)),
-        ("rate", format!("{:?}", params.rate)),
-        ("epochs", params.epochs.to_string()),
-        ("batch", params.batch.to_string()),
-        ("seed", params.seed.to_string()),
-        ("anchor_material", params.anchor_material.to_string()),
-        ("prior", toml_string(prior.unwrap_or("material"))),
-        ("skip_plies", skip.to_string()),
-        ("positions", fitted.positions.to_string()),
-        ("chunk", chunk.to_string()),
-    ];
-    if let Some(r) = fitted.fit.epochs.last() {
-        meta.push((
-            "train_cross_entropy",
-            format!("{:?}", r.train.cross_entropy),
-        ));
+    let meta = super::Meta {
+        teacher: &teacher_choice.name(),
+        depth,
+        params: &params,
+        prior,
+        skip,
+        positions: fitted.positions as usize,
+        extra: &[("chunk", chunk.to_string())],
+        train_cross_entropy: fitted.fit.epochs.last().map(|r| r.train.cross_entropy),
+        binary: out.binary,
+        files: position_files.iter().chain(&records),
     }
-    meta.push(("binary", out.binary.to_string()));
-    meta.push(("data", format!("[{}]", quoted.join(", "))));
+    .entries();
     out.write(&mut model, None, &features.to_string(), &meta)?;
     verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
