@@ -32,8 +32,10 @@
 //! - a sidecar `model_hash` (FNV-1a 64 of the model file's bytes, written by
 //!   [`Model::save_with_meta`]) must match the model file: the pair is written
 //!   as two temporary files renamed sidecar first, model last, so a crash
-//!   between the renames leaves a new sidecar beside the old model, and that
-//!   mismatch is refused at load instead of being read as one model.
+//!   between the renames leaves a new sidecar beside the old model and the
+//!   new model complete in `MODEL.tmp`: [`Model::load`] then finishes the
+//!   save (renames `MODEL.tmp`) and reads the new pair. Any other mismatch is
+//!   refused at load instead of being read as one model.
 
 use std::fmt::Write as _;
 use std::io;
@@ -438,6 +440,7 @@ impl Model {
             source,
         })?;
         let meta = std::fs::read_to_string(meta_path(path)).ok();
+        let bytes = finish_interrupted_save(path, bytes, meta.as_deref())?;
         Model::from_bytes(path, &bytes, meta.as_deref())
     }
 
@@ -597,6 +600,39 @@ fn tmp_path(path: &Path) -> PathBuf {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     PathBuf::from(tmp)
+}
+
+/// Finishes a [`Model::save_with_meta`] that stopped between its two renames.
+///
+/// That write leaves the new sidecar beside the old model, with the new model
+/// complete in `MODEL.tmp` (both temporary files are written before the first
+/// rename). When the sidecar's `model_hash` disagrees with the model file but
+/// matches `MODEL.tmp`, the last rename is done now and the new pair is read:
+/// a crash anywhere in the save leaves the old pair or the new one. Any other
+/// disagreement is left for [`check_model_hash`] to refuse.
+fn finish_interrupted_save(
+    path: &Path,
+    bytes: Vec<u8>,
+    meta: Option<&str>,
+) -> Result<Vec<u8>, ModelError> {
+    let Some(want) = meta.and_then(|m| meta_string(m, "model_hash")) else {
+        return Ok(bytes);
+    };
+    if crate::libsvm::dataset::Fnv64::hex_of(&bytes) == want {
+        return Ok(bytes);
+    }
+    let tmp = tmp_path(path);
+    let Ok(pending) = std::fs::read(&tmp) else {
+        return Ok(bytes);
+    };
+    if crate::libsvm::dataset::Fnv64::hex_of(&pending) != want {
+        return Ok(bytes);
+    }
+    std::fs::rename(&tmp, path).map_err(|source| ModelError::Io {
+        path: tmp.clone(),
+        source,
+    })?;
+    Ok(pending)
 }
 
 /// A sidecar's `model_hash`, when present, against the model file's bytes.
@@ -973,12 +1009,24 @@ mod tests {
         model
             .save_with_meta(&txt, false, "material", &options)
             .unwrap();
-        std::fs::write(&txt, old_text).unwrap();
+        std::fs::write(&txt, &old_text).unwrap();
         let e = Model::load(&txt).unwrap_err().to_string();
         assert!(
             e.contains("m.model.meta.toml: model_hash = ") && e.contains("do not belong together"),
             "{e}"
         );
+        // The same crash as `save_with_meta` leaves it, with the new model
+        // complete in m.model.tmp: the load finishes the save and reads the
+        // new pair.
+        std::fs::write(tmp_path(&txt), model.to_text()).unwrap();
+        assert_eq!(Model::load(&txt).unwrap().w[0], 0.25);
+        assert!(!tmp_path(&txt).exists());
+        assert_eq!(std::fs::read_to_string(&txt).unwrap(), model.to_text());
+        // A stray m.model.tmp that is not the sidecar's model is left alone.
+        std::fs::write(&txt, &old_text).unwrap();
+        std::fs::write(tmp_path(&txt), "junk").unwrap();
+        assert!(Model::load(&txt).is_err());
+        assert!(tmp_path(&txt).exists());
         // A sidecar without a hash (written by other tools) is still read.
         write_meta(&txt, "material", &[]).unwrap();
         assert!(Model::load(&txt).is_ok());
