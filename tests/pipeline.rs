@@ -293,6 +293,31 @@ fn a_changed_recipe_redoes_its_rounds_instead_of_reusing_them() {
 }
 
 #[test]
+fn adding_a_round_keeps_the_rounds_already_made() {
+    let one = Recipe::parse(
+        &RECIPE.replace("rounds = 2", "rounds = 1"),
+        Path::new("tiny.toml"),
+    )
+    .unwrap();
+    let two = Recipe::parse(RECIPE, Path::new("tiny.toml")).unwrap();
+    let (a, b) = (scratch("more-a"), scratch("more-b"));
+    run_once(&one, &a);
+    let round_1 = a.join("round-1/model.txt");
+    let made = fs::metadata(&round_1).unwrap().modified().unwrap();
+    run_once(&two, &a);
+    run_once(&two, &b);
+    // Round 1 was not redone (the same file, untouched); the run ends as a
+    // clean two-round run does.
+    assert_eq!(fs::metadata(&round_1).unwrap().modified().unwrap(), made);
+    for file in ["final.model", "round-1/model.txt", "round-2/model.txt"] {
+        same_bytes(&a, &b, file);
+    }
+    assert_eq!(rounds_without_seconds(&a), rounds_without_seconds(&b));
+    let _ = fs::remove_dir_all(&a);
+    let _ = fs::remove_dir_all(&b);
+}
+
+#[test]
 fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
     // Round 1 generates with material, round 2 with round 1's model; each round
     // learns from its own positions and plays the material engine.
