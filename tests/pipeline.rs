@@ -441,3 +441,150 @@ fn a_pipeline_killed_anywhere_with_the_recipe_changed_ends_as_a_clean_run() {
         }
     }
 }
+
+/// The first `n` game files of `fixtures/selfplay`, as a recipe with
+/// `max_games = n` takes them (one game per file there).
+fn first_fixture_games(n: usize) -> Vec<String> {
+    let files =
+        kifulearn::record::find_record_files(&[PathBuf::from("fixtures/selfplay")]).unwrap();
+    files
+        .iter()
+        .take(n)
+        .map(|f| f.display().to_string())
+        .collect()
+}
+
+fn weights(path: &Path) -> Vec<f64> {
+    kifulearn::model::Model::load(path).unwrap().w
+}
+
+#[test]
+fn a_recipe_names_the_ranking_learner_and_fits_what_fit_fits() {
+    // Issue "Strength", item 8: recipes name any learner. The round's model
+    // is the one `fit --method ranking` makes from the same games and options.
+    let text = r#"
+[inputs]
+paths = ["fixtures/selfplay"]
+max_games = 4
+[split]
+held_out = 0.0
+[features]
+set = "relation,material"
+[labels]
+max_plies = 20
+[learner]
+method = "ranking"
+leaf = "material"
+epochs = 2
+skip_plies = 4
+rate = 0.0005
+"#;
+    let recipe = Recipe::parse(text, Path::new("tiny.toml")).unwrap();
+    let out = scratch("ranking");
+    run_once(&recipe, &out);
+    let model = out.join("round-1/model.txt");
+    let meta = fs::read_to_string(kifulearn::model::meta_path(&model)).unwrap();
+    assert!(
+        meta.contains("method = \"ranking\"") && meta.contains("leaf = \"material\""),
+        "{meta}"
+    );
+    let cli = out.join("cli.model");
+    let mut args = vec!["fit", "--method", "ranking"];
+    let games = first_fixture_games(4);
+    args.extend(games.iter().map(String::as_str));
+    let cli_s = cli.display().to_string();
+    args.extend([
+        "--features",
+        "relation,material",
+        "--epochs",
+        "2",
+        "--skip-opening",
+        "4",
+        "--max-plies",
+        "20",
+        "--rate",
+        "0.0005",
+        "--leaf",
+        "--ranking-prior",
+        "material",
+        "--anchor-material",
+        "--jobs",
+        "1",
+        "--out",
+        &cli_s,
+        "-q",
+    ]);
+    common::run_ok(&args);
+    let (a, b) = (weights(&model), weights(&cli));
+    assert_eq!(a, b);
+    // It learned something: not the material prior it started from.
+    assert!(a.iter().filter(|w| **w != 0.0).count() > 104);
+    let _ = fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_recipe_names_the_streaming_learner_and_rows_at_the_leaf() {
+    // Rows at the leaf as `extract --rows-at leaf` writes them, learned by the
+    // streaming learner as `fit --method streaming` learns them.
+    let text = r#"
+[inputs]
+paths = ["fixtures/selfplay"]
+max_games = 3
+[split]
+held_out = 0.0
+[labels]
+max_plies = 14
+rows_at = "leaf"
+[learner]
+method = "streaming"
+epochs = 2
+"#;
+    let recipe = Recipe::parse(text, Path::new("tiny.toml")).unwrap();
+    let out = scratch("streaming");
+    run_once(&recipe, &out);
+    let model = out.join("round-1/model.txt");
+    let meta = fs::read_to_string(kifulearn::model::meta_path(&model)).unwrap();
+    assert!(meta.contains("method = \"streaming\""), "{meta}");
+    let rows = out.join("cli-rows");
+    let cli = out.join("cli.model");
+    let (rows_s, cli_s) = (rows.display().to_string(), cli.display().to_string());
+    let games = first_fixture_games(3);
+    let mut args = vec!["extract"];
+    args.extend(games.iter().map(String::as_str));
+    args.extend([
+        "--out",
+        &rows_s,
+        "--rows-at",
+        "leaf",
+        "--max-plies",
+        "14",
+        "-q",
+    ]);
+    common::run_ok(&args);
+    // The same rows, file by file.
+    for f in fs::read_dir(rows.join("rows")).unwrap() {
+        let f = f.unwrap().path();
+        let name = f.file_name().unwrap();
+        assert_eq!(
+            fs::read(&f).unwrap(),
+            fs::read(out.join("round-1/extract/rows").join(name)).unwrap(),
+            "{name:?}"
+        );
+    }
+    let rows_dir = rows.join("rows").display().to_string();
+    common::run_ok(&[
+        "fit",
+        "--method",
+        "streaming",
+        &rows_dir,
+        "--features",
+        "relation",
+        "--epochs",
+        "2",
+        "--out",
+        &cli_s,
+        "-q",
+    ]);
+    assert_eq!(weights(&model), weights(&cli));
+    let _ = fs::remove_dir_all(&out);
+}

@@ -118,19 +118,7 @@ pub fn run(
             (false, false) => Leaf::Sibling,
         });
     if let Some(prior) = &args.ranking_prior {
-        use kifulearn::features::{BaseSet, FeatureSet};
-        let w0: Vec<f32> = kifulearn::train::positions::named_prior(&features, prior)?
-            .into_iter()
-            .map(|w| w / 10_000.0)
-            .collect();
-        unchecked = unchecked.prior(w0);
-        if args.anchor_material {
-            let offset = features.offset_of(BaseSet::Material).ok_or_else(|| {
-                format!("--anchor-material needs a material part in --features (got {features})")
-            })? as usize;
-            unchecked = unchecked
-                .frozen(offset..offset + kifulearn::features::Material.dimension() as usize);
-        }
+        unchecked = unchecked.named_prior(&features, prior, args.anchor_material)?;
     } else if args.anchor_material {
         return Err("--anchor-material needs --ranking-prior (the values to anchor to)".into());
     }

@@ -1,6 +1,8 @@
-//! The `positions` learner as a round step: score the training games'
-//! positions with a search (material, or the previous round's model), learn
-//! at their quiescence leaves, write the model with its sidecar.
+//! The learners that read the games themselves, as round steps: `positions`
+//! (and `selfplay`) scores the training games' positions with a search
+//! (material, or the previous round's model) and learns at their quiescence
+//! leaves; `ranking` compares each game move with its siblings (Bonanza's
+//! comparison training). Each writes the model with its sidecar.
 
 use std::path::Path;
 use std::time::Instant;
@@ -17,8 +19,8 @@ use crate::train::positions::{
     split_position_paths, Leaves, PositionsParams,
 };
 
-/// What the positions step measured: the "extract" part (teacher scores and
-/// leaves) and the fit.
+/// What a learner step measured: the "extract" part (teacher scores and
+/// leaves, or the ranked positions) and the fit.
 pub struct PositionsFigures {
     /// Positions scored, with the teacher's name as the labeller.
     pub extract: ExtractFigures,
@@ -69,7 +71,7 @@ pub fn params(recipe: &Recipe) -> PositionsParams {
     PositionsParams {
         epochs: l.epochs,
         batch: l.batch,
-        rate: l.rate,
+        rate: l.rate.unwrap_or(1.0),
         final_rate: None,
         lambda: l.result_weight,
         eval_k: l.eval_k,
@@ -167,12 +169,105 @@ pub fn positions_round(
                 ("result_weight", format!("{:?}", l.result_weight)),
                 ("eval_k", format!("{:?}", l.eval_k)),
                 ("mu", format!("{:?}", l.mu)),
-                ("rate", format!("{:?}", l.rate)),
+                ("rate", format!("{:?}", l.rate.unwrap_or(1.0))),
                 ("epochs", l.epochs.to_string()),
                 ("batch", l.batch.to_string()),
                 ("prior", toml_string(&l.prior)),
                 ("anchor_material", l.anchor_material.to_string()),
                 ("positions", train_leaves.len().to_string()),
+                ("binary", "false".into()),
+            ],
+        )
+        .map_err(io_at(model_path))?;
+    Ok(PositionsFigures {
+        extract,
+        fit: fit_figures,
+    })
+}
+
+/// Learns round `round`'s model with the ranking learner on the training
+/// games (`docs/ranking.md`): the recipe's `[learner]` gives the step rule,
+/// the leaf, λ and the prior (`previous` is the previous round's model, or
+/// material in round 1); the ply range is `skip_plies..[labels] max_plies`.
+pub fn ranking_round(
+    recipe: &Recipe,
+    features: &Features,
+    train: &[Game],
+    previous: Option<&Path>,
+    model_path: &Path,
+) -> Result<PositionsFigures, PipelineError> {
+    use crate::train::ranking::{Leaf, Optimizer, Quiet, RankingParams};
+    let l = &recipe.learner;
+    let start = Instant::now();
+    let mut p = RankingParams::new()
+        .epochs(l.epochs)
+        .batch_games(l.batch_games)
+        .optimizer(match l.optimizer.as_str() {
+            "adam" => Optimizer::Adam,
+            "sign" => Optimizer::Sign,
+            _ => Optimizer::AdaGrad,
+        })
+        .window(l.window)
+        .lambda(l.lambda)
+        .skip_opening(l.skip_plies)
+        .max_plies(match recipe.labels.max_plies {
+            0 => None,
+            n => Some(n as usize),
+        })
+        .leaf_kind(match l.leaf.as_str() {
+            "material" => Leaf::Material,
+            "current" => Leaf::Current,
+            _ => Leaf::Sibling,
+        });
+    if let Some(r) = l.rate {
+        p = p.rate(r);
+    }
+    let prior = match (l.prior.as_str(), previous) {
+        ("previous", Some(m)) => m.display().to_string(),
+        ("previous", None) => "material".to_string(),
+        (name, _) => name.to_string(),
+    };
+    if prior != "zero" {
+        p = p
+            .named_prior(features, &prior, l.anchor_material)
+            .map_err(PipelineError::Other)?;
+    }
+    let params = linfa::ParamGuard::check(p).map_err(other)?;
+    let fitted = params.fit(features, train, &[], &Quiet).map_err(other)?;
+    let last = fitted.epochs.last().expect("at least one epoch");
+    let extract = ExtractFigures {
+        labeller: "ranking".to_string(),
+        train_games: train.len(),
+        heldout_games: 0,
+        rows: last.train.positions as u64,
+        nonzeros: 0,
+        seconds: 0.0,
+    };
+    let fit_figures = FitFigures {
+        objective: last.objective_per_position(),
+        iterations: fitted.epochs.len(),
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    let mut model = fitted.model;
+    model.features = features.to_string();
+    model
+        .save_with_meta(
+            model_path,
+            false,
+            &model.features,
+            &[
+                ("method", toml_string("ranking")),
+                ("optimizer", toml_string(params.optimizer().name())),
+                ("rate", format!("{:?}", params.rate())),
+                ("window", format!("{:?}", params.window())),
+                ("lambda", format!("{:?}", params.lambda())),
+                ("epochs", params.epochs().to_string()),
+                ("batch_games", params.batch_games().to_string()),
+                ("skip_opening", params.skip_opening().to_string()),
+                ("leaf", toml_string(params.leaf_kind().name())),
+                ("prior", toml_string(&prior)),
+                ("anchor_material", l.anchor_material.to_string()),
+                ("top1", format!("{:?}", last.train.top1_rate())),
                 ("binary", "false".into()),
             ],
         )

@@ -63,22 +63,26 @@ pub struct Learner {
     /// Positions: ½μ‖w − prior‖² per position.
     #[serde(default = "default_mu")]
     pub mu: f64,
-    /// Positions: Adam step, centipawns.
-    #[serde(default = "default_rate")]
-    pub rate: f64,
+    /// Step size. Positions: Adam step in centipawns (default 1); ranking:
+    /// the optimizer's step in model units (default: the optimizer's,
+    /// `docs/ranking.md`); streaming: its step (default 0.002).
+    #[serde(default)]
+    pub rate: Option<f64>,
     /// Positions: passes over the positions.
     #[serde(default = "default_epochs")]
     pub epochs: usize,
     /// Positions: positions per step.
     #[serde(default = "default_batch")]
     pub batch: usize,
-    /// Positions: positions before this ply are not used.
+    /// Positions and ranking: positions before this ply are not used.
     #[serde(default = "default_skip_plies")]
     pub skip_plies: usize,
-    /// Positions: `material` (the piece values), or `previous` (the previous round's model; material in round 1).
+    /// Positions and ranking: `material` (the piece values), or `previous`
+    /// (the previous round's model; material in round 1); ranking also takes
+    /// `zero` (no prior: λ‖w‖²).
     #[serde(default = "default_prior")]
     pub prior: String,
-    /// Positions: keep the `material` part at the prior.
+    /// Positions and ranking: keep the `material` part at the prior.
     #[serde(default = "yes")]
     pub anchor_material: bool,
     /// Positions: `material` teaches every round, or `previous` (the previous round's model; material in round 1).
@@ -96,6 +100,24 @@ pub struct Learner {
     /// `fixtures/floodgate-30.sfen`; test openings in it are refused.
     #[serde(default)]
     pub generate_openings: Option<PathBuf>,
+    /// Ranking: which position of each sibling is compared: `sibling` (the
+    /// raw sibling), `material` (the end of its quiescence line searched with
+    /// material, `--leaf`) or `current` (searched with the weights being
+    /// learned, `--research`).
+    #[serde(default = "default_leaf")]
+    pub leaf: String,
+    /// Ranking: step rule, `adagrad`, `adam` or `sign`.
+    #[serde(default = "default_optimizer")]
+    pub optimizer: String,
+    /// Ranking: the sigmoid's window in model units (0.02 = 200 centipawns).
+    #[serde(default = "default_window")]
+    pub window: f64,
+    /// Ranking: λ of λ‖w − w0‖².
+    #[serde(default = "one_f64")]
+    pub lambda: f64,
+    /// Ranking and streaming: games per step.
+    #[serde(default = "default_batch_games")]
+    pub batch_games: usize,
 }
 
 impl Default for Learner {
@@ -180,6 +202,11 @@ pub struct Labels {
     /// Use at most this many plies of each game (0: all).
     #[serde(default)]
     pub max_plies: u32,
+    /// Where each row's features are taken: `sibling` (the position after the
+    /// move, Mecha-Joshi) or `leaf` (the end of its labelling search's line),
+    /// as `extract --rows-at`.
+    #[serde(default = "default_rows_at")]
+    pub rows_at: String,
 }
 
 impl Labels {
@@ -257,8 +284,23 @@ fn default_eval_k() -> f64 {
 fn default_mu() -> f64 {
     1e-6
 }
-fn default_rate() -> f64 {
+fn default_leaf() -> String {
+    "sibling".into()
+}
+fn default_rows_at() -> String {
+    "sibling".into()
+}
+fn default_optimizer() -> String {
+    "adagrad".into()
+}
+fn default_window() -> f64 {
+    0.02
+}
+fn one_f64() -> f64 {
     1.0
+}
+fn default_batch_games() -> usize {
+    8
 }
 fn default_epochs() -> usize {
     10
@@ -456,12 +498,51 @@ impl Recipe {
             return Err(bad("rounds", "0".into(), "at least 1 round"));
         }
         let l = &self.learner;
-        if !["svr", "positions", "selfplay"].contains(&l.method.as_str()) {
+        if !["svr", "streaming", "ranking", "positions", "selfplay"].contains(&l.method.as_str()) {
             return Err(bad(
                 "learner.method",
                 l.method.clone(),
-                "svr, positions or selfplay",
+                "svr, streaming, ranking, positions or selfplay",
             ));
+        }
+        if !["sibling", "leaf"].contains(&self.labels.rows_at.as_str()) {
+            return Err(bad(
+                "labels.rows_at",
+                self.labels.rows_at.clone(),
+                "sibling or leaf",
+            ));
+        }
+        if !["sibling", "material", "current"].contains(&l.leaf.as_str()) {
+            return Err(bad(
+                "learner.leaf",
+                l.leaf.clone(),
+                "sibling, material or current",
+            ));
+        }
+        if !["adagrad", "adam", "sign"].contains(&l.optimizer.as_str()) {
+            return Err(bad(
+                "learner.optimizer",
+                l.optimizer.clone(),
+                "adagrad, adam or sign",
+            ));
+        }
+        if let Some(r) = l.rate {
+            if !(r.is_finite() && r > 0.0) {
+                return Err(bad("learner.rate", r.to_string(), "a positive step"));
+            }
+        }
+        if !(l.window.is_finite() && l.window > 0.0) {
+            return Err(bad(
+                "learner.window",
+                l.window.to_string(),
+                "a positive window",
+            ));
+        }
+        if !(l.lambda.is_finite() && l.lambda >= 0.0) {
+            return Err(bad("learner.lambda", l.lambda.to_string(), "λ ≥ 0"));
+        }
+        if l.batch_games == 0 {
+            return Err(bad("learner.batch_games", "0".into(), "at least 1 game"));
         }
         if l.method == "selfplay" && !(1..=6).contains(&l.generate_depth) {
             return Err(bad(
@@ -471,9 +552,25 @@ impl Recipe {
             ));
         }
         for (key, value) in [("learner.prior", &l.prior), ("learner.teacher", &l.teacher)] {
-            if !["material", "previous"].contains(&value.as_str()) {
-                return Err(bad(key, value.clone(), "material or previous"));
+            let zero = l.method == "ranking" && key == "learner.prior" && value == "zero";
+            if !zero && !["material", "previous"].contains(&value.as_str()) {
+                return Err(bad(
+                    key,
+                    value.clone(),
+                    if key == "learner.prior" && l.method == "ranking" {
+                        "material, previous or zero"
+                    } else {
+                        "material or previous"
+                    },
+                ));
             }
+        }
+        if l.method == "ranking" && l.prior == "zero" && l.anchor_material {
+            return Err(bad(
+                "learner.anchor_material",
+                "true".into(),
+                "false with prior = \"zero\" (no values to anchor to)",
+            ));
         }
         if l.teacher_depth > 6 {
             return Err(bad(
@@ -612,7 +709,38 @@ mod tests {
         .to_string();
         assert_eq!(
             err,
-            "r.toml: line 4: learner.method = x: svr, positions or selfplay"
+            "r.toml: line 4: learner.method = x: svr, streaming, ranking, positions or selfplay"
         );
+        // The keys of the other learners are checked the same way.
+        for (table, key, value, expected) in [
+            ("labels", "rows_at", "\"middle\"", "sibling or leaf"),
+            (
+                "learner",
+                "leaf",
+                "\"root\"",
+                "sibling, material or current",
+            ),
+            ("learner", "optimizer", "\"sgd\"", "adagrad, adam or sign"),
+            ("learner", "rate", "0.0", "a positive step"),
+            ("learner", "window", "-1.0", "a positive window"),
+            ("learner", "batch_games", "0", "at least 1 game"),
+        ] {
+            let text = format!("[inputs]\npaths = [\"g\"]\n[{table}]\n{key} = {value}\n");
+            let err = Recipe::parse(&text, Path::new("r.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!("r.toml: line 4: {table}.{key} = "))
+                    && err.ends_with(expected),
+                "{err}"
+            );
+        }
+        let err = Recipe::parse(
+            "[inputs]\npaths = [\"g\"]\n[learner]\nmethod = \"ranking\"\nprior = \"zero\"\n",
+            Path::new("r.toml"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("learner.anchor_material"), "{err}");
     }
 }

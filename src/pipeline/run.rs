@@ -30,7 +30,7 @@ use super::split::is_held_out;
 use super::steps::{fit_svr, play_material};
 use crate::engine::agreement::{games_agreement, Agreement};
 use crate::eval::{load_linear, Material};
-use crate::extract::{self, ExtractOptions, GameJob, GameReport, Labelling};
+use crate::extract::{self, ExtractOptions, GameJob, GameReport, Labelling, RowsAt};
 use crate::features::Features;
 use crate::model::{meta_path, Model};
 use crate::record::{self, Game};
@@ -195,7 +195,11 @@ pub fn run_recipe(
             0 => None,
             n => Some(n as usize),
         },
-        rows_at: Default::default(),
+        rows_at: if recipe.labels.rows_at == "leaf" {
+            RowsAt::Leaf
+        } else {
+            RowsAt::Sibling
+        },
         ..ExtractOptions::default()
     };
     fs::create_dir_all(out).map_err(io_at(out))?;
@@ -238,7 +242,39 @@ pub fn run_recipe(
         }
         let model_path = dir.join("model.txt");
 
-        if matches!(recipe.learner.method.as_str(), "positions" | "selfplay") {
+        if recipe.learner.method == "ranking" {
+            if model_path.exists() && figures.fit.is_some() {
+                observer.line(&format!(
+                    "round {round} ranking: done earlier ({})",
+                    model_path.display()
+                ));
+            } else {
+                let train: Vec<Game> = games
+                    .train
+                    .iter()
+                    .filter_map(|j| j.game.as_ref().ok().cloned())
+                    .collect();
+                let previous = (round > 1).then(|| out.join(model_name(round - 1)));
+                let step = super::learn::ranking_round(
+                    recipe,
+                    &features,
+                    &train,
+                    previous.as_deref(),
+                    &model_path,
+                )?;
+                observer.line(&format!(
+                    "round {round} ranking: {} positions, {} epochs, J/position {:.6}, {:.1}s -> {}",
+                    step.extract.rows,
+                    step.fit.iterations,
+                    step.fit.objective,
+                    step.fit.seconds,
+                    model_path.display()
+                ));
+                figures.extract = Some(step.extract);
+                figures.fit = Some(step.fit);
+                figures.save(&dir)?;
+            }
+        } else if matches!(recipe.learner.method.as_str(), "positions" | "selfplay") {
             if model_path.exists() && figures.fit.is_some() {
                 observer.line(&format!(
                     "round {round} positions: done earlier ({})",
@@ -371,15 +407,26 @@ pub fn run_recipe(
                     .iter()
                     .map(|r| extract::rows_path(&extract_dir, &r.game))
                     .collect();
-                let fit = fit_svr(
-                    recipe,
-                    &features,
-                    &svm,
-                    &model_path,
-                    &dir,
-                    &mut figures,
-                    &observer,
-                )?;
+                let fit = if recipe.learner.method == "streaming" {
+                    super::steps::fit_streaming(
+                        recipe,
+                        &features,
+                        &svm,
+                        &model_path,
+                        &dir,
+                        &mut figures,
+                    )?
+                } else {
+                    fit_svr(
+                        recipe,
+                        &features,
+                        &svm,
+                        &model_path,
+                        &dir,
+                        &mut figures,
+                        &observer,
+                    )?
+                };
                 observer.line(&format!(
                     "round {round} fit: objective {:.6e}, {} iterations, {:.1}s -> {}",
                     fit.objective,

@@ -1,6 +1,6 @@
-//! Two steps of a round that are not extraction or agreement: the SVR fit on
-//! the round's rows and the match against the material engine. (The
-//! positions learner's step is `learn.rs`.)
+//! The steps of a round that are not extraction or agreement: the fit on the
+//! round's rows (the SVR or the streaming learner) and the match against the
+//! material engine. (The learners that read games are `learn.rs`.)
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -124,6 +124,58 @@ pub(crate) fn fit_svr(
                 ("max_iterations", s.max_iterations.to_string()),
                 ("iterations", fitted.iterations.to_string()),
                 ("objective", format!("{:?}", fitted.objective)),
+                ("binary", "false".into()),
+            ],
+        )
+        .map_err(io_at(model_path))?;
+    Ok(figures_fit)
+}
+
+/// Fits the round's model with the streaming learner (`docs/streaming.md`) on
+/// the round's rows, files in sorted order; `[learner]` gives `rate`,
+/// `epochs` and `batch_games`.
+pub(crate) fn fit_streaming(
+    recipe: &Recipe,
+    features: &Features,
+    svm: &[PathBuf],
+    model_path: &Path,
+    dir: &Path,
+    figures: &mut Figures,
+) -> Result<FitFigures, PipelineError> {
+    use crate::train::{train_streaming, StreamingParams};
+    let l = &recipe.learner;
+    let mut p = StreamingParams::new()
+        .epochs(l.epochs)
+        .batch_games(l.batch_games);
+    if let Some(r) = l.rate {
+        p = p.rate(r as f32);
+    }
+    let params = linfa::ParamGuard::check(p).map_err(other)?;
+    let start = Instant::now();
+    let fit =
+        train_streaming(&params, svm, features.dimension() as usize, |_| {}).map_err(other)?;
+    let mse = fit.epochs.last().map_or(0.0, |s| s.mse);
+    let figures_fit = FitFigures {
+        objective: mse,
+        iterations: params.epochs(),
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    let model = fit.into_model(&features.name());
+    figures.fit = Some(figures_fit.clone());
+    figures.save(dir)?;
+    model
+        .save_with_meta(
+            model_path,
+            false,
+            &model.features,
+            &[
+                ("method", toml_string("streaming")),
+                ("rate", format!("{:?}", params.rate())),
+                ("min_frequency", params.min_frequency().to_string()),
+                ("bound", format!("{:?}", params.bound())),
+                ("batch_games", params.batch_games().to_string()),
+                ("epochs", params.epochs().to_string()),
+                ("mse", format!("{:?}", mse)),
                 ("binary", "false".into()),
             ],
         )

@@ -255,6 +255,32 @@ impl RankingParams {
         self.0.prior = Some(w0);
         self
     }
+    /// [`RankingParams::prior`] from a prior's name (`material`, `zero` or a
+    /// model file: [`crate::train::positions::named_prior`]), with the
+    /// `material` part of `features` kept at it when `anchor_material`
+    /// ([`RankingParams::frozen`]). One reading of a ranking prior for `fit`
+    /// and for recipes.
+    pub fn named_prior(
+        self,
+        features: &crate::features::Features,
+        name: &str,
+        anchor_material: bool,
+    ) -> Result<Self, String> {
+        use crate::features::BaseSet;
+        let w0: Vec<f32> = crate::train::positions::named_prior(features, name)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|w| w / 10_000.0)
+            .collect();
+        let mut p = self.prior(w0);
+        if anchor_material {
+            let offset = features.offset_of(BaseSet::Material).ok_or_else(|| {
+                format!("anchoring the piece values needs a material part in the features (got {features})")
+            })? as usize;
+            p = p.frozen(offset..offset + crate::features::Material.dimension() as usize);
+        }
+        Ok(p)
+    }
     /// Keeps the weights of these (0-based) indices at their start (the anchored
     /// piece values of the `material` part).
     pub fn frozen(mut self, range: std::ops::Range<usize>) -> Self {
