@@ -239,7 +239,7 @@ pub fn ranking_round(
         labeller: "ranking".to_string(),
         train_games: train.len(),
         heldout_games: 0,
-        rows: last.train.positions as u64,
+        rows: last.train.positions,
         nonzeros: 0,
         seconds: 0.0,
     };
