@@ -17,12 +17,10 @@
 
 use rayon::prelude::*;
 
-use crate::engine::search::{
-    game_path, Control, Limits, PathEntry, Searcher, TranspositionTable, MATE,
-};
 use crate::eval::Evaluator;
 use crate::record::Game;
-use crate::shogi::{Move, Position};
+use crate::search::{game_path, Control, Limits, PathEntry, Searcher, TranspositionTable, MATE};
+use crate::shogi::{Move, Position, Siblings};
 
 /// The k of the top-k rates reported.
 pub const TOP_K: [usize; 3] = [1, 3, 5];
@@ -154,6 +152,7 @@ pub struct MoveRanker<'a, E: Evaluator + ?Sized> {
     depth: u32,
     tt: TranspositionTable,
     control: Control,
+    siblings: Siblings,
 }
 
 impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
@@ -164,6 +163,7 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
             depth: depth.max(1),
             tt: TranspositionTable::new(if depth > 1 { 8 } else { 1 }),
             control: Control::new(),
+            siblings: Siblings::new(),
         }
     }
 
@@ -173,9 +173,8 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
         let mut out = Vec::new();
         let mut path = history.to_vec();
         path.push(PathEntry::of(pos));
-        pos.for_each_legal_move(|mv| {
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
+        self.siblings.expand(pos);
+        for (mv, child) in self.siblings.iter(pos) {
             let value = if self.depth == 1 {
                 if child.is_checkmate() {
                     MATE - 1
@@ -188,7 +187,7 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
                 -s.value(&child, &path, self.depth - 1)
             };
             out.push((mv, value));
-        });
+        }
         out
     }
 
