@@ -51,7 +51,8 @@ pub struct Learner {
     /// `svr` or `positions`.
     #[serde(default = "default_method")]
     pub method: String,
-    /// Positions: plies of full-width search behind each teacher score.
+    /// Positions: plies of full-width search below each scored position (the
+    /// position after a game move, a sibling), then its quiescence.
     #[serde(default = "two")]
     pub teacher_depth: u32,
     /// Positions: weight of the game result in the target (0..1).
@@ -171,7 +172,8 @@ pub struct Labels {
     /// Capture-only quiescence after the depth-1 replies.
     #[serde(default = "yes")]
     pub quiescence: bool,
-    /// Search depth of each sibling (1: the opponent's replies).
+    /// Plies searched below each sibling (1: the opponent's replies; 0: the
+    /// sibling's quiescence only), as `extract --depth`.
     #[serde(default = "one")]
     pub depth: u32,
     /// Skip this many plies at the start of each game.
@@ -225,9 +227,11 @@ pub struct SolverTable {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Evaluate {
-    /// Rank moves by a search of this depth (1: the evaluator on each sibling).
-    #[serde(default = "one")]
-    pub depth: u32,
+    /// Rank moves by a search of each sibling, this many plies below it, then
+    /// its quiescence (0: the quiescence only); unset: each sibling's static
+    /// evaluation (what `depth = 1` meant before the one meaning of depth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
     /// Also evaluate the material baseline.
     #[serde(default = "yes")]
     pub baseline: bool,
@@ -493,11 +497,11 @@ impl Recipe {
                 "a depth from 1 to 6",
             ));
         }
-        if self.labels.depth == 0 || self.evaluate.depth == 0 {
+        if let Some(d) = self.evaluate.depth.filter(|&d| d > 5) {
             return Err(bad(
-                "labels.depth / evaluate.depth",
-                "0".into(),
-                "a depth of at least 1",
+                "evaluate.depth",
+                d.to_string(),
+                "a depth from 0 to 5 plies below the sibling",
             ));
         }
         Ok(())
