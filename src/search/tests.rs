@@ -149,7 +149,7 @@ fn value_of_line<E: Evaluator + ?Sized>(eval: &E, pos: &Position, line: &[Move])
     } else {
         eval.evaluate(&end)
     };
-    if line.len() % 2 == 0 {
+    if line.len().is_multiple_of(2) {
         v
     } else {
         -v
