@@ -9,7 +9,7 @@ use crate::search::{MATE, MAX_PLY};
 /// alpha-beta returns the minimax value whatever the order, so two
 /// implementations with different orders must agree exactly.
 fn reference(pos: &Position, depth: u32, quiescence: bool) -> i32 {
-    reference_ab(pos, depth, quiescence, -32_000, 32_000, 0)
+    reference_ab(pos, depth, quiescence, -(MATE + 1), MATE + 1, 0)
 }
 
 fn reference_ab(
@@ -28,7 +28,7 @@ fn reference_ab(
         return Material.evaluate(pos);
     }
     let them = pos.board().colors(!pos.side_to_move());
-    let mut best = -32_000;
+    let mut best = -(MATE + 1);
     if depth == 0 {
         best = Material.evaluate(pos);
         if best >= beta {

@@ -340,7 +340,8 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         self.nodes
     }
 
-    /// Iterative deepening from `pos` (the engine's entry). `history` holds the repetition entries of the
+    /// Iterative deepening from `pos` (the engine's entry: its root keeps the
+    /// path for repetition and searches with null windows whatever the mode). `history` holds the repetition entries of the
     /// game's positions *before* `pos` (see [`game_path`]); `report` is called after
     /// each completed iteration.
     pub fn search(
