@@ -572,6 +572,31 @@ mod tests {
         assert_eq!(err, "r.toml: line 5: solver.c = -1: a positive cost");
     }
 
+    /// One meaning of depth (`docs/search.md`): plies below the sibling, 0
+    /// the quiescence; `[evaluate] depth` unset is the static ranking.
+    #[test]
+    fn depths_count_plies_below_the_sibling() {
+        let parse = |extra: &str| {
+            Recipe::parse(
+                &format!("[inputs]\npaths = [\"g\"]\n{extra}"),
+                Path::new("r.toml"),
+            )
+        };
+        let r = parse("").unwrap();
+        assert_eq!((r.labels.depth, r.evaluate.depth), (1, None));
+        let r = parse("[labels]\ndepth = 0\n[evaluate]\ndepth = 0\n").unwrap();
+        assert_eq!((r.labels.depth, r.evaluate.depth), (0, Some(0)));
+        assert_eq!(
+            parse("[evaluate]\ndepth = 5\n").unwrap().evaluate.depth,
+            Some(5)
+        );
+        let err = parse("[evaluate]\ndepth = 6\n").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "r.toml: line 4: evaluate.depth = 6: a depth from 0 to 5 plies below the sibling"
+        );
+    }
+
     /// The label options' one range check (`LabelOptions::check`), reported
     /// with the recipe's file, line and key before any work starts.
     #[test]
