@@ -8,8 +8,8 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use kifulearn::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::eval::{Evaluator, Material};
+use kifulearn::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::shogi::Position;
 
 fn positions(n: usize) -> Vec<Position> {

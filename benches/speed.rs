@@ -23,12 +23,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use kifulearn::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::eval::{load_linear, Evaluator, Linear, Material};
 use kifulearn::extract::{extract_game, ExtractOptions};
 use kifulearn::features::Features;
 use kifulearn::label::{LabelOptions, Labeller};
 use kifulearn::record::{read_file, Game};
+use kifulearn::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::shogi::Position;
 
 fn games() -> Vec<Game> {

@@ -40,6 +40,7 @@ pub mod pipeline;
 pub mod positions;
 pub mod record;
 pub(crate) mod rng;
+pub mod search;
 pub mod shogi;
 pub mod teacher;
 #[cfg(test)]

@@ -78,7 +78,10 @@ fn fit_ranking_writes_a_model_that_evaluate_plays() {
     load_evaluator(&EvalChoice::Model(model.clone())).unwrap();
     let (code, out, err) = kifulearn(&["evaluate", "--model", m, "fixtures/floodgate-30.sfen"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.starts_with("30 games, depth 1\n"), "{out}");
+    assert!(
+        out.starts_with("30 games, static evaluation of each sibling\n"),
+        "{out}"
+    );
     assert!(out.contains(" all "), "{out}");
     let _ = fs::remove_dir_all(&dir);
 }

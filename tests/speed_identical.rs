@@ -14,12 +14,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use kifulearn::arena::{default_openings, run_match, select_openings, MatchConfig};
-use kifulearn::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::eval::{Evaluator, Linear, Material};
 use kifulearn::extract::{extract_game, report_path, rows_path, ExtractOptions, RowsAt};
 use kifulearn::features::Features;
 use kifulearn::label::{LabelOptions, Labeller};
 use kifulearn::record::{read_file, Game};
+use kifulearn::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::shogi::Position;
 
 /// FNV-1a, 64 bits: enough to tell two outputs apart, no dependency.

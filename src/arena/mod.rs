@@ -29,9 +29,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use crate::engine::search::{Limits, TranspositionTable};
 use crate::eval::Evaluator;
 use crate::record::{Game, Source};
+use crate::search::{Limits, TranspositionTable};
 use crate::shogi::{Color, Move, Position};
 
 pub mod files;

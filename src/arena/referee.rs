@@ -18,8 +18,8 @@
 use std::collections::HashMap;
 
 use crate::engine::declaration::can_declare_win;
-use crate::engine::search::{Control, Limits, PathEntry, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
+use crate::search::{Control, Limits, PathEntry, Searcher, TranspositionTable};
 use crate::shogi::{Color, Move, Position};
 
 /// Chooses moves for one side.

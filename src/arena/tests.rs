@@ -1,8 +1,8 @@
 //! Referee rules on real positions, and match-level properties.
 
 use super::*;
-use crate::engine::search::PathEntry;
 use crate::eval::Material;
+use crate::search::PathEntry;
 use crate::shogi::parse_usi_move;
 
 /// Plays its moves in order, whatever the position; `None` when they run out.

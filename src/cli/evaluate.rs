@@ -1,4 +1,5 @@
-//! `kifulearn evaluate --model MODEL [--depth N] [--csv FILE] GAMES...`: move agreement.
+//! `kifulearn evaluate --model MODEL [--depth D] [--csv FILE] GAMES...`: move agreement
+//! (D: plies searched below each sibling; none: static evaluation).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,9 +15,13 @@ pub struct Args {
     /// Evaluator: a model file, or `material` for the built-in material baseline.
     #[arg(long)]
     model: String,
-    /// Rank moves by a search of this depth (1 = the evaluator on each sibling position).
-    #[arg(long, default_value_t = 1)]
-    depth: u32,
+    /// Rank moves by a search of each sibling (the position after the move):
+    /// this many plies of all moves below it, then captures (0: the sibling's
+    /// capture quiescence only) [default: no search, each sibling's static
+    /// evaluation]. `--depth D` is what `--depth D+1` was before the one
+    /// meaning of depth (docs/search.md).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=5))]
+    depth: Option<u32>,
     /// Also write the table as CSV (`evaluator,phase,positions,top1,top3,top5`).
     #[arg(long)]
     csv: Option<PathBuf>,
@@ -42,7 +47,10 @@ pub fn run(args: Args) -> CliResult {
     }
     let agreement = games_agreement(&games, &evaluator, args.depth);
     let name = choice.name();
-    println!("{} games, depth {}", games.len(), args.depth);
+    match args.depth {
+        None => println!("{} games, static evaluation of each sibling", games.len()),
+        Some(d) => println!("{} games, depth {d} below each sibling", games.len()),
+    }
     print!("{}", table(&name, &agreement));
     if let Some(path) = &args.csv {
         write_csv(path, &name, &agreement)?;

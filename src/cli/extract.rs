@@ -39,7 +39,8 @@ pub struct Args {
     /// Labels are centipawns divided by this.
     #[arg(long, default_value_t = 10_000.0)]
     scale: f64,
-    /// Full-width plies searched below each candidate move.
+    /// Plies searched below each sibling (the position after a candidate move),
+    /// then captures; 0: the sibling's capture quiescence only (docs/search.md).
     #[arg(long, default_value_t = 1)]
     depth: u32,
     /// Evaluate the search leaves statically instead of following captures.

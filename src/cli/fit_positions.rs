@@ -27,7 +27,7 @@ pub struct PositionsArgs {
     /// Evaluator whose search scores the positions: `material` or a model file [default: material].
     #[arg(long)]
     teacher: Option<String>,
-    /// Plies of full-width search behind each teacher score (quiescence below) [default: 2].
+    /// Plies searched below each scored position, then its quiescence (0: the quiescence only) [default: 2].
     #[arg(long)]
     teacher_depth: Option<u32>,
     /// Weight of the game result in the target, 0..1 [default: 0.33].

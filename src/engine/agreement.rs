@@ -1,10 +1,14 @@
 //! Move agreement: how often the move played in a game is among an evaluator's best moves.
 //!
 //! For every position of a game (with the move played from it), all legal moves
-//! are valued from the mover's point of view and ranked:
-//! - depth 1: `−evaluate(sibling)` (the evaluator speaks for the side to move of
-//!   the sibling, the opponent); a move that checkmates is valued at [`MATE`];
-//! - depth N > 1: `−search(sibling, N − 1)` with quiescence at the leaves.
+//! are valued from the mover's point of view and ranked, by the sibling each
+//! leads to (`shogi::Siblings`):
+//! - no depth (static): `−evaluate(sibling)` (the evaluator speaks for the side
+//!   to move of the sibling, the opponent); a move that checkmates is valued at
+//!   `MATE − 1`;
+//! - depth D: `−value(sibling, D)`, the engine's search of D plies below the
+//!   sibling, then the quiescence (D = 0: the sibling's quiescence only); the
+//!   one meaning of depth of `extract`, `fit` and recipes (`docs/search.md`).
 //!
 //! Ties are counted fairly: if `b` moves are strictly better than the game's move
 //! and `t` moves (the game's move included) share its value, a top-k hit counts as
@@ -17,12 +21,10 @@
 
 use rayon::prelude::*;
 
-use crate::engine::search::{
-    game_path, Control, Limits, PathEntry, Searcher, TranspositionTable, MATE,
-};
 use crate::eval::Evaluator;
 use crate::record::Game;
-use crate::shogi::{Move, Position};
+use crate::search::{game_path, Control, Limits, PathEntry, Searcher, TranspositionTable, MATE};
+use crate::shogi::{Move, Position, Siblings};
 
 /// The k of the top-k rates reported.
 pub const TOP_K: [usize; 3] = [1, 3, 5];
@@ -151,19 +153,22 @@ impl Agreement {
 /// Values every legal move of a position for the mover, with an evaluator and a depth.
 pub struct MoveRanker<'a, E: Evaluator + ?Sized> {
     eval: &'a E,
-    depth: u32,
+    depth: Option<u32>,
     tt: TranspositionTable,
     control: Control,
+    siblings: Siblings,
 }
 
 impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
-    /// A ranker searching `depth` plies (1 = the evaluator on each sibling).
-    pub fn new(eval: &'a E, depth: u32) -> Self {
+    /// A ranker searching each sibling `depth` plies below it, then its
+    /// quiescence; `None`: each sibling's static evaluation.
+    pub fn new(eval: &'a E, depth: Option<u32>) -> Self {
         Self {
             eval,
-            depth: depth.max(1),
-            tt: TranspositionTable::new(if depth > 1 { 8 } else { 1 }),
+            depth,
+            tt: TranspositionTable::new(if depth.is_some() { 8 } else { 1 }),
             control: Control::new(),
+            siblings: Siblings::new(),
         }
     }
 
@@ -173,22 +178,19 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
         let mut out = Vec::new();
         let mut path = history.to_vec();
         path.push(PathEntry::of(pos));
-        pos.for_each_legal_move(|mv| {
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            let value = if self.depth == 1 {
-                if child.is_checkmate() {
-                    MATE - 1
-                } else {
-                    -self.eval.evaluate(&child)
+        self.siblings.expand(pos);
+        for (mv, child) in self.siblings.iter(pos) {
+            let value = match self.depth {
+                None if child.is_checkmate() => MATE - 1,
+                None => -self.eval.evaluate(&child),
+                Some(depth) => {
+                    let mut s =
+                        Searcher::new(self.eval, &mut self.tt, &self.control, Limits::default());
+                    -s.value(&child, &path, depth)
                 }
-            } else {
-                let mut s =
-                    Searcher::new(self.eval, &mut self.tt, &self.control, Limits::default());
-                -s.value(&child, &path, self.depth - 1)
             };
             out.push((mv, value));
-        });
+        }
         out
     }
 
@@ -208,8 +210,13 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
     }
 }
 
-/// Agreement of `eval` at `depth` over `games`, games in parallel.
-pub fn games_agreement<E: Evaluator + ?Sized>(games: &[Game], eval: &E, depth: u32) -> Agreement {
+/// Agreement of `eval` at `depth` (plies below each sibling; `None`: static)
+/// over `games`, games in parallel.
+pub fn games_agreement<E: Evaluator + ?Sized>(
+    games: &[Game],
+    eval: &E,
+    depth: Option<u32>,
+) -> Agreement {
     games
         .par_iter()
         .map(|g| MoveRanker::new(eval, depth).game(g))
@@ -261,7 +268,7 @@ mod tests {
         for mv in ["7g7f", "3c3d", "8h2b+"] {
             pos.play_usi(mv).unwrap();
         }
-        let mut ranker = MoveRanker::new(&Material, 1);
+        let mut ranker = MoveRanker::new(&Material, None);
         let values = ranker.move_values(&pos, &[]);
         let best = values.iter().map(|v| v.1).max().unwrap();
         let top: Vec<String> = values
@@ -287,13 +294,13 @@ mod tests {
             .iter()
             .map(|&n| floodgate_game(n))
             .collect();
-        let a = games_agreement(&games, &Material, 1);
+        let a = games_agreement(&games, &Material, None);
         assert_eq!(a.all.positions, 4 * 24);
         assert_eq!(a.phases[0].positions, 4 * 24);
         assert_eq!(a.phases[1].positions + a.phases[2].positions, 0);
         let [top1, top3, top5] = a.all.rates();
         assert!(top1 <= top3 && top3 <= top5 && top5 <= 1.0);
-        let deeper = games_agreement(&games, &Material, 2);
+        let deeper = games_agreement(&games, &Material, Some(1));
         assert_eq!(deeper.all.positions, 4 * 24);
         // Depth 1 sees a capture as a gain and misses the recapture; a search does not,
         // so quiet moves stop losing to hanging "captures": agreement must not fall.

@@ -1,6 +1,7 @@
 //! The playing side of kifulearn: search, the USI protocol, and move agreement.
 //!
-//! - [`search`] searches with any [`crate::eval::Evaluator`] handed in; it never parses or prints.
+//! - [`search`] is [`crate::search`], the one searcher (engine and labelling modes),
+//!   re-exported here where the engine's callers have always found it.
 //! - [`usi`] speaks the USI protocol only, and runs the search on its own thread.
 //! - [`evaluators`] wraps an evaluator with a scale or with noise (as Mecha-Joshi did).
 //! - [`declaration`] decides the entering-king declaration (入玉宣言, 27-point rule).
@@ -10,5 +11,5 @@
 pub mod agreement;
 pub mod declaration;
 pub mod evaluators;
-pub mod search;
+pub use crate::search;
 pub mod usi;

@@ -1,6 +1,6 @@
 //! The USI protocol: reads commands, answers, and runs the search on its own thread.
 //!
-//! This module only speaks USI: the search is [`crate::engine::search`], the
+//! This module only speaks USI: the search is [`crate::search`], the
 //! evaluator is chosen once by an [`EvalChoice`] and handed in.
 //!
 //! Behaviour worth knowing (the engine is always listening: the input loop never
@@ -43,10 +43,10 @@ use std::time::{Duration, Instant};
 
 use crate::engine::declaration::can_declare_win;
 use crate::engine::evaluators::{EvalNoise, Scaled};
-use crate::engine::search::{
+use crate::eval::{load_evaluator, DynEvaluator, EvalChoice, Evaluator};
+use crate::search::{
     game_path, Control, Limits, PathEntry, Score, SearchInfo, Searcher, TranspositionTable,
 };
-use crate::eval::{load_evaluator, DynEvaluator, EvalChoice, Evaluator};
 use crate::shogi::{Move, Position};
 
 /// Milliseconds kept in hand on every timed move for process and pipe delays.

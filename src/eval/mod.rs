@@ -25,7 +25,7 @@ pub trait Evaluator: Sync {
     /// True when a move that captures nothing and promotes nothing leaves the
     /// value unchanged for the side that made it: `evaluate(after) ==
     /// −evaluate(before)`. Searches use it to settle such moves without
-    /// playing them (the labelling search's stand-pat cut, `label::LabelSearcher`).
+    /// playing them (the labelling search's stand-pat cut, `search::MoveOrder::Labelling`).
     /// [`Material`]: true; by default false.
     fn quiet_moves_keep_value(&self) -> bool {
         false

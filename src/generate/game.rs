@@ -13,11 +13,11 @@ use std::cell::RefCell;
 
 use super::GenerateConfig;
 use crate::arena::{referee, GameEnd, Opening, Player};
-use crate::engine::search::{Control, PathEntry, Score, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
 use crate::positions::{GameResult, PositionRecord};
 use crate::record::{Game, Source};
 use crate::rng::SplitMix64;
+use crate::search::{Control, PathEntry, Score, Searcher, TranspositionTable};
 use crate::shogi::{Color, Move, Position};
 
 /// A finished self-play game and the positions it yields.

@@ -24,7 +24,7 @@
 //!
 //! ```
 //! use kifulearn::eval::Material;
-//! use kifulearn::engine::search::TranspositionTable;
+//! use kifulearn::search::TranspositionTable;
 //! use kifulearn::generate::{generation_openings, play_game, GenerateConfig};
 //!
 //! let set = generation_openings(None).unwrap();
@@ -43,9 +43,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 
 use crate::arena::Opening;
-use crate::engine::search::{Limits, TranspositionTable};
 use crate::eval::Evaluator;
 use crate::positions::{PositionError, PositionFormat};
+use crate::search::{Limits, TranspositionTable};
 use crate::teacher::{Teacher, TeacherError, TeacherSpec, TeacherStats};
 
 pub mod files;

@@ -1,19 +1,20 @@
 //! Labels by the Mecha-Joshi rule (`DESIGN.md`, "Labels").
 //!
 //! For a position with legal moves m_1..m_k and the game's move g, each
-//! sibling s_i (the position after m_i) is searched with [`LabelSearcher`] to the
-//! configured depth with the labelling evaluator; v_i is its value for the
-//! side that moved, clamped to ±10000 (a mate is ±10000). Then
+//! sibling s_i (the position after m_i, from [`Siblings`]) is searched by the
+//! one searcher in its labelling mode ([`Searcher::labelling`]: no table, the
+//! full window, the principal variation returned) to the configured depth
+//! with the labelling evaluator; v_i is its value for the side that moved,
+//! clamped to ±10000 (a mate, ±([`MATE`] − ply) unclamped, is ±10000). Then
 //! y_g = v_g + margin and y_i = min(v_i, y_g − margin) for every other
 //! sibling, all clamped to ±10000, and divided by the scale. So the game's
 //! move is the single best row, at least `margin` above every other.
 
-mod search;
-
-pub use search::{LabelSearcher, LABEL_MATE};
-
 use crate::eval::{Evaluator, EVAL_LIMIT};
-use crate::shogi::{Move, Position};
+use crate::search::Searcher;
+#[cfg(doc)]
+use crate::search::MATE;
+use crate::shogi::{Move, Position, Siblings};
 
 /// How labels are computed; [`LabelOptions::default`] is the Mecha-Joshi recipe.
 ///
@@ -22,7 +23,7 @@ use crate::shogi::{Move, Position};
 /// | `margin` | 100 (a pawn, in centipawns) | 1..=10000 |
 /// | `scale` | 10000 (labels in [−1, 1]) | finite, > 0 |
 /// | `quiescence` | on | on/off |
-/// | `depth` | 1 (the opponent's replies) | 0..=4 |
+/// | `depth` | 1 (the opponent's replies) | 0..=4 plies below the sibling |
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LabelOptions {
     /// How far the game's move is put above every other sibling, in centipawns.
@@ -31,7 +32,8 @@ pub struct LabelOptions {
     pub scale: f64,
     /// Follow captures after the last full-width ply.
     pub quiescence: bool,
-    /// Full-width plies searched below each sibling.
+    /// Full-width plies searched below each sibling, before the quiescence
+    /// (0: the sibling's quiescence only; 1: every reply of the opponent).
     pub depth: u32,
 }
 
@@ -129,9 +131,9 @@ pub struct Sibling {
 /// Labels every legal move of a position, reusing its buffers between positions.
 #[derive(Debug)]
 pub struct Labeller<'e, E: Evaluator> {
-    searcher: LabelSearcher<'e, E>,
+    searcher: Searcher<'e, E>,
     options: LabelOptions,
-    moves: Vec<Move>,
+    siblings: Siblings,
     values: Vec<i32>,
     labels: Vec<i32>,
 }
@@ -140,9 +142,9 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
     /// A labeller with evaluator `eval` and checked `options`.
     pub fn new(eval: &'e E, options: LabelOptions) -> Self {
         Self {
-            searcher: LabelSearcher::new(eval, options.quiescence),
+            searcher: Searcher::labelling(eval, options.quiescence),
             options,
-            moves: Vec::new(),
+            siblings: Siblings::new(),
             values: Vec::new(),
             labels: Vec::new(),
         }
@@ -166,31 +168,33 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
         mut on_sibling: impl FnMut(usize, Move, &Position, &[Move]),
     ) -> Result<usize, LabelError> {
         out.clear();
-        pos.legal_moves_into(&mut self.moves);
+        self.siblings.expand(pos);
         let game = self
-            .moves
-            .iter()
-            .position(|&m| m == game_move)
+            .siblings
+            .index_of(game_move)
             .ok_or_else(|| LabelError::GameMove {
                 mv: game_move.to_string(),
                 sfen: pos.to_sfen(),
             })?;
         self.values.clear();
-        for (i, &mv) in self.moves.iter().enumerate() {
-            let mut sibling = pos.clone();
-            sibling.play_unchecked(mv);
-            let v = -self.searcher.search(&sibling, self.options.depth);
-            on_sibling(i, mv, &sibling, self.searcher.line());
-            self.values.push(v.clamp(-EVAL_LIMIT, EVAL_LIMIT));
+        for (i, (mv, sibling)) in self.siblings.iter(pos).enumerate() {
+            let (v, line) = self.searcher.line(&sibling, &[], self.options.depth);
+            on_sibling(i, mv, &sibling, line);
+            self.values.push((-v).clamp(-EVAL_LIMIT, EVAL_LIMIT));
         }
         self.options.rule(&self.values, game, &mut self.labels);
-        out.extend(self.moves.iter().zip(&self.values).zip(&self.labels).map(
-            |((&mv, &value), &y)| Sibling {
-                mv,
-                value,
-                label: y as f64 / self.options.scale,
-            },
-        ));
+        out.extend(
+            self.siblings
+                .moves()
+                .iter()
+                .zip(&self.values)
+                .zip(&self.labels)
+                .map(|((&mv, &value), &y)| Sibling {
+                    mv,
+                    value,
+                    label: y as f64 / self.options.scale,
+                }),
+        );
         Ok(game)
     }
 }

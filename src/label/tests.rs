@@ -1,6 +1,7 @@
 use super::*;
 use crate::eval::Material;
 use crate::features::tests::floodgate_positions;
+use crate::search::{MATE, MAX_PLY};
 
 /// A second, independent search: negamax with alpha-beta over the moves in
 /// generation order (no ordering, no buffers). Plain minimax without pruning is
@@ -8,7 +9,7 @@ use crate::features::tests::floodgate_positions;
 /// alpha-beta returns the minimax value whatever the order, so two
 /// implementations with different orders must agree exactly.
 fn reference(pos: &Position, depth: u32, quiescence: bool) -> i32 {
-    reference_ab(pos, depth, quiescence, -32_000, 32_000, 0)
+    reference_ab(pos, depth, quiescence, -(MATE + 1), MATE + 1, 0)
 }
 
 fn reference_ab(
@@ -21,13 +22,13 @@ fn reference_ab(
 ) -> i32 {
     let moves = pos.legal_moves();
     if moves.is_empty() {
-        return -LABEL_MATE;
+        return -(MATE - ply as i32);
     }
-    if depth == 0 && (!quiescence || ply >= 96) {
+    if depth == 0 && (!quiescence || ply >= MAX_PLY - 1) {
         return Material.evaluate(pos);
     }
     let them = pos.board().colors(!pos.side_to_move());
-    let mut best = -32_000;
+    let mut best = -(MATE + 1);
     if depth == 0 {
         best = Material.evaluate(pos);
         if best >= beta {
@@ -67,13 +68,13 @@ fn alpha_beta_equals_an_unordered_search_on_real_positions() {
     let positions = floodgate_positions(8);
     let mut checked = 0;
     for quiescence in [true, false] {
-        let mut s = LabelSearcher::new(&Material, quiescence);
+        let mut s = Searcher::labelling(&Material, quiescence);
         for pos in positions.iter().step_by(7) {
             for mv in pos.legal_moves() {
                 let mut sib = pos.clone();
                 sib.play_unchecked(mv);
                 assert_eq!(
-                    s.search(&sib, 1),
+                    s.value(&sib, &[], 1),
                     reference(&sib, 1, quiescence),
                     "{} after {mv}",
                     pos.to_sfen()

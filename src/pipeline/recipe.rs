@@ -51,7 +51,8 @@ pub struct Learner {
     /// `svr` or `positions`.
     #[serde(default = "default_method")]
     pub method: String,
-    /// Positions: plies of full-width search behind each teacher score.
+    /// Positions: plies of full-width search below each scored position (the
+    /// position after a game move, a sibling), then its quiescence.
     #[serde(default = "two")]
     pub teacher_depth: u32,
     /// Positions: weight of the game result in the target (0..1).
@@ -193,7 +194,8 @@ pub struct Labels {
     /// Capture-only quiescence after the depth-1 replies.
     #[serde(default = "yes")]
     pub quiescence: bool,
-    /// Search depth of each sibling (1: the opponent's replies).
+    /// Plies searched below each sibling (1: the opponent's replies; 0: the
+    /// sibling's quiescence only), as `extract --depth`.
     #[serde(default = "one")]
     pub depth: u32,
     /// Skip this many plies at the start of each game.
@@ -252,9 +254,11 @@ pub struct SolverTable {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Evaluate {
-    /// Rank moves by a search of this depth (1: the evaluator on each sibling).
-    #[serde(default = "one")]
-    pub depth: u32,
+    /// Rank moves by a search of each sibling, this many plies below it, then
+    /// its quiescence (0: the quiescence only); unset: each sibling's static
+    /// evaluation (what `depth = 1` meant before the one meaning of depth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
     /// Also evaluate the material baseline.
     #[serde(default = "yes")]
     pub baseline: bool,
@@ -590,11 +594,11 @@ impl Recipe {
                 "a depth from 1 to 6",
             ));
         }
-        if self.labels.depth == 0 || self.evaluate.depth == 0 {
+        if let Some(d) = self.evaluate.depth.filter(|&d| d > 5) {
             return Err(bad(
-                "labels.depth / evaluate.depth",
-                "0".into(),
-                "a depth of at least 1",
+                "evaluate.depth",
+                d.to_string(),
+                "a depth from 0 to 5 plies below the sibling",
             ));
         }
         Ok(())
@@ -663,6 +667,31 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert_eq!(err, "r.toml: line 5: solver.c = -1: a positive cost");
+    }
+
+    /// One meaning of depth (`docs/search.md`): plies below the sibling, 0
+    /// the quiescence; `[evaluate] depth` unset is the static ranking.
+    #[test]
+    fn depths_count_plies_below_the_sibling() {
+        let parse = |extra: &str| {
+            Recipe::parse(
+                &format!("[inputs]\npaths = [\"g\"]\n{extra}"),
+                Path::new("r.toml"),
+            )
+        };
+        let r = parse("").unwrap();
+        assert_eq!((r.labels.depth, r.evaluate.depth), (1, None));
+        let r = parse("[labels]\ndepth = 0\n[evaluate]\ndepth = 0\n").unwrap();
+        assert_eq!((r.labels.depth, r.evaluate.depth), (0, Some(0)));
+        assert_eq!(
+            parse("[evaluate]\ndepth = 5\n").unwrap().evaluate.depth,
+            Some(5)
+        );
+        let err = parse("[evaluate]\ndepth = 6\n").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "r.toml: line 4: evaluate.depth = 6: a depth from 0 to 5 plies below the sibling"
+        );
     }
 
     /// The label options' one range check (`LabelOptions::check`), reported

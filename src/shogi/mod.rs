@@ -11,12 +11,14 @@
 mod effects;
 mod perft;
 mod position;
+mod siblings;
 
 pub use effects::{piece_effect, Effects, PieceEffect};
 pub use perft::{perft, perft_haitaka};
 pub use position::{
     parse_usi_move, sfen_from_parts, CheckZone, Position, PositionError, HAND_PIECES,
 };
+pub use siblings::{sibling, Siblings};
 
 pub use haitaka::{BitBoard, Board, Color, File, Move, Piece, Rank, Square};
 

@@ -395,7 +395,7 @@ pub struct Ranker<'a, F: FeatureSet> {
     max_plies: Option<usize>,
     leaf: Leaf,
     table: Option<crate::engine::search::TranspositionTable>,
-    moves: Vec<Move>,
+    siblings: crate::shogi::Siblings,
     children: Vec<Position>,
     /// Per child: the view its features are taken from and the sign that turns
     /// that reading into the value for the side that chose the move.
@@ -414,7 +414,7 @@ impl<'a, F: FeatureSet + Sync> Ranker<'a, F> {
             leaf: params.leaf,
             table: (params.leaf != Leaf::Sibling)
                 .then(|| crate::engine::search::TranspositionTable::new(1)),
-            moves: Vec::new(),
+            siblings: crate::shogi::Siblings::new(),
             children: Vec::new(),
             views: Vec::new(),
             values: Vec::new(),
@@ -432,14 +432,12 @@ impl<'a, F: FeatureSet + Sync> Ranker<'a, F> {
         gradient: Option<&mut [f32]>,
     ) -> Option<Score> {
         let view = pos.side_to_move();
-        pos.legal_moves_into(&mut self.moves);
-        let g = self.moves.iter().position(|&m| m == game_move)?;
+        self.siblings.expand(pos);
+        let g = self.siblings.index_of(game_move)?;
         self.children.clear();
         self.views.clear();
         self.values.clear();
-        for &mv in &self.moves {
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
+        for (_, mut child) in self.siblings.iter(pos) {
             if let Some(table) = self.table.as_mut() {
                 child = match self.leaf {
                     Leaf::Sibling => child,

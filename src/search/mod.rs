@@ -1,0 +1,503 @@
+//! The one search: alpha-beta over any [`Evaluator`], for the engine and for
+//! the labeller (issue 12, item 2).
+//!
+//! One [`Searcher`] walks the tree for everyone; its [`Mode`] says which of
+//! the engine's parts are on.
+//!
+//! - **Engine** ([`Searcher::new`], [`Mode::ENGINE`]): iterative deepening
+//!   ([`Searcher::search`]) or a fixed depth ([`Searcher::value`],
+//!   [`Searcher::line`]); a transposition table; principal variation search
+//!   (null windows below the first move); killer moves; repetition; every
+//!   evasion searched by a side in check in the first [`EVASION_PLIES`]
+//!   quiescence plies. The USI engine, matches, self-play, agreement
+//!   (`evaluate --depth`) and the learners' quiescence leaves use it.
+//! - **Labelling** ([`Searcher::labelling`], [`Mode::labelling`]): no table,
+//!   the full window at every node, plain alpha-beta, no repetition (a
+//!   sibling's search is a few plies and captures, which cannot repeat), a
+//!   side in check in the quiescence stands pat unless mated, the labelling
+//!   move order and its exact shortcut for material (quiet replies settled
+//!   without playing them, `docs/speed.md`). The value is the exact minimax
+//!   value of the tree searched and [`Searcher::line`] its principal
+//!   variation. `extract` and recipes label with it.
+//!
+//! Both share the tree walk (`tree.rs`), the mate scores ([`MATE`]), the
+//! principal-variation table, the node count and one meaning of depth:
+//! plies of all legal moves searched below the position handed in, then the
+//! quiescence; depth 0 is the quiescence alone. Handed a sibling (the
+//! position after a candidate move), depth is "plies searched below the
+//! sibling" (`docs/search.md`).
+//!
+//! # What the engine mode implements
+//!
+//! - Iterative deepening; at each depth a negamax alpha-beta search, fail-soft,
+//!   with principal variation search (null-window re-searches) below the first move.
+//! - Capture-only quiescence search at the leaves (stand pat on the evaluator);
+//!   when the side to move is in check there, all evasions are searched so that
+//!   mates at the horizon are seen.
+//! - A transposition table keyed by [`Position::hash`] (board, hands, side to move),
+//!   sized in megabytes, depth-preferred replacement, mate scores stored relative to
+//!   the node (`table.rs`).
+//! - Move ordering: hash move, captures by MVV-LVA (most valuable victim, least
+//!   valuable attacker), two killer moves per ply, then the rest; at the root the
+//!   best move of the previous iteration first (`order.rs`).
+//! - Mate scores: a side with no legal move has lost ([`MATE`] − ply). A pawn-drop
+//!   mate is illegal; [`Position::for_each_legal_move`] leaves them out.
+//! - Repetition (千日手, `repetition.rs`): every position of the game and of the
+//!   search path is kept with its hash and whether the side to move is in check.
+//!   A position that repeats one with the same side to move (four-fold in a real
+//!   game; the first repetition already in the search, as is usual, because the
+//!   cycle can simply be played again) is a draw (score 0), unless one side gave
+//!   check on every one of its moves in the cycle (連続王手の千日手): that side loses.
+//! - Limits: depth, nodes, a soft time (no new iteration starts after it) and a hard
+//!   time (the search aborts), and a shared stop flag ([`Control`]). Progress is
+//!   reported through a callback with a [`SearchInfo`]; this module never parses or
+//!   prints.
+//!
+//! # What is not implemented
+//!
+//! Null-move pruning, late-move reductions, futility pruning, check extensions,
+//! a history heuristic, static exchange evaluation, aspiration windows, mate
+//! search (tsume) and multi-threaded search. The 16-ply self-play and the
+//! conformance script only need correctness; strength comes from the evaluator.
+
+mod order;
+mod repetition;
+mod table;
+mod tree;
+
+pub use repetition::{find_repetition, game_path, PathEntry, Repetition};
+pub use table::TranspositionTable;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::eval::Evaluator;
+use crate::shogi::{Move, Position};
+
+/// Score of a side that mates now; a mate in `n` plies is `MATE − n`.
+///
+/// The one mate constant, for the engine and the labeller alike. The
+/// engine's 32000 was kept (the labeller's flat 30000 went): USI reports
+/// `mate n` from it, the table stores mate scores relative to the node, and
+/// labels clamp every value to ±10000 anyway, so a labelled mate reads
+/// ±10000 with either constant (`docs/search.md`).
+pub const MATE: i32 = 32_000;
+/// Scores at or beyond this magnitude are mate scores.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+const INFINITY: i32 = MATE + 1;
+/// Deepest ply the search reaches (main search plus quiescence).
+pub const MAX_PLY: usize = 128;
+
+/// Quiescence plies in which a side in check searches all its evasions (engine mode).
+pub const EVASION_PLIES: u32 = 2;
+
+/// A search score, as USI reports it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns for the side to move at the root.
+    Cp(i32),
+    /// Mate in this many plies; negative when the side to move is mated.
+    Mate(i32),
+}
+
+impl Score {
+    /// Converts an internal score (centipawns, or `±(MATE − plies)`).
+    pub fn from_internal(v: i32) -> Self {
+        if v >= MATE_BOUND {
+            Score::Mate(MATE - v)
+        } else if v <= -MATE_BOUND {
+            Score::Mate(-(MATE + v))
+        } else {
+            Score::Cp(v)
+        }
+    }
+}
+
+/// One progress report: sent after every completed iteration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchInfo {
+    /// Depth of the completed iteration.
+    pub depth: u32,
+    /// Deepest ply reached, quiescence included.
+    pub seldepth: u32,
+    /// Score for the side to move at the root.
+    pub score: Score,
+    /// Nodes searched so far (main and quiescence).
+    pub nodes: u64,
+    /// Time since the search started.
+    pub time: Duration,
+    /// The principal variation, from the root.
+    pub pv: Vec<Move>,
+}
+
+/// What a search was asked to respect. `None` means no limit of that kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Maximum depth of the iterative deepening.
+    pub depth: Option<u32>,
+    /// Maximum number of nodes.
+    pub nodes: Option<u64>,
+    /// No new iteration starts after this time.
+    pub soft_time: Option<Duration>,
+    /// The search aborts at this time (measured from [`Control::time_origin_ms`]).
+    pub hard_time: Option<Duration>,
+}
+
+/// Shared between the searching thread and whoever controls it (the USI loop).
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Set to stop the search as soon as possible.
+    pub stop: AtomicBool,
+    /// While set, time limits are not applied (pondering, `go infinite`).
+    pub untimed: AtomicBool,
+    /// Milliseconds after the search start from which time limits count (set on `ponderhit`).
+    pub time_origin_ms: AtomicU64,
+}
+
+impl Control {
+    /// A control with no stop requested and time limits counting from the start.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// The move to play; `None` when the side to move has no legal move.
+    pub best: Option<Move>,
+    /// The expected reply (second move of the principal variation).
+    pub ponder: Option<Move>,
+    /// Score of the last completed iteration.
+    pub score: Score,
+    /// Depth of the last completed iteration (0 if none completed).
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+/// How a [`Searcher`] walks the tree: which of the engine's parts are on.
+///
+/// The transposition table is on when the searcher has one
+/// ([`Searcher::new`]; [`Searcher::labelling`] has none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mode {
+    /// Principal variation search: null windows below a node's first move,
+    /// re-searched with the full window when they fail high. Off: every
+    /// move is searched with the full window.
+    pub null_window: bool,
+    /// Repetitions of the game and of the search path are scored (draw, or
+    /// a loss for the side that checked throughout).
+    pub repetition: bool,
+    /// Quiescence plies in which a side in check searches all its evasions;
+    /// deeper, or with 0, it stands pat like any other side unless mated.
+    pub evasion_plies: u32,
+    /// Follow captures below the full-width plies. Off: those leaves are
+    /// evaluated statically (a mate is still recognised).
+    pub quiescence: bool,
+    /// The move order (and with it the shortcuts that rely on it).
+    pub order: MoveOrder,
+}
+
+/// The order moves are searched in (`order.rs`); it decides which of equal
+/// lines is returned and how many nodes are visited, never a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveOrder {
+    /// Hash move, captures by MVV-LVA, killers, promotions, the rest.
+    Engine,
+    /// Captures by MVV-LVA, then the other moves in generation order; at
+    /// depth-1 nodes, with an evaluator that quiet moves leave unchanged
+    /// ([`Evaluator::quiet_moves_keep_value`]), quiet moves that cannot
+    /// change the result are settled without being played.
+    Labelling,
+}
+
+impl Mode {
+    /// The engine's search.
+    pub const ENGINE: Mode = Mode {
+        null_window: true,
+        repetition: true,
+        evasion_plies: EVASION_PLIES,
+        quiescence: true,
+        order: MoveOrder::Engine,
+    };
+
+    /// The labelling search: full window, no repetition, stand pat in check,
+    /// the labelling order; capture quiescence at the leaves or none.
+    pub const fn labelling(quiescence: bool) -> Mode {
+        Mode {
+            null_window: false,
+            repetition: false,
+            evasion_plies: 0,
+            quiescence,
+            order: MoveOrder::Labelling,
+        }
+    }
+}
+
+/// The control of a searcher that nobody stops (the labelling mode).
+static UNCONTROLLED: Control = Control {
+    stop: AtomicBool::new(false),
+    untimed: AtomicBool::new(false),
+    time_origin_ms: AtomicU64::new(0),
+};
+
+/// A searcher: holds the evaluator, the table (engine mode) and the
+/// per-search state; move buffers are kept between calls, so a warm searcher
+/// does not allocate.
+pub struct Searcher<'a, E: Evaluator + ?Sized> {
+    eval: &'a E,
+    tt: Option<&'a mut TranspositionTable>,
+    control: &'a Control,
+    limits: Limits,
+    mode: Mode,
+    start: Instant,
+    nodes: u64,
+    seldepth: usize,
+    aborted: bool,
+    path: Vec<PathEntry>,
+    killers: Vec<[Option<Move>; 2]>,
+    pv: Vec<Vec<Move>>,
+    move_buffers: Vec<Vec<(Move, i32)>>,
+    /// Labelling order's scratch: captures with their key, and the other moves.
+    captures: Vec<(i32, Move)>,
+    quiet: Vec<Move>,
+}
+
+impl<E: Evaluator + ?Sized> std::fmt::Debug for Searcher<'_, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Searcher")
+            .field("mode", &self.mode)
+            .field("table", &self.tt.is_some())
+            .field("nodes", &self.nodes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
+    /// An engine searcher ([`Mode::ENGINE`]) over `eval` with `tt`, stopped by
+    /// `control` and `limits`.
+    pub fn new(
+        eval: &'a E,
+        tt: &'a mut TranspositionTable,
+        control: &'a Control,
+        limits: Limits,
+    ) -> Self {
+        Self::with_parts(eval, Some(tt), control, limits, Mode::ENGINE)
+    }
+
+    /// A labelling searcher ([`Mode::labelling`]): no table, no limits, the
+    /// full window; [`Searcher::line`] gives a sibling's value and line.
+    pub fn labelling(eval: &'a E, quiescence: bool) -> Self {
+        Self::with_parts(
+            eval,
+            None,
+            &UNCONTROLLED,
+            Limits::default(),
+            Mode::labelling(quiescence),
+        )
+    }
+
+    /// This searcher with another mode (its table, control and limits kept).
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The mode it searches in.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    fn with_parts(
+        eval: &'a E,
+        tt: Option<&'a mut TranspositionTable>,
+        control: &'a Control,
+        limits: Limits,
+        mode: Mode,
+    ) -> Self {
+        Self {
+            eval,
+            tt,
+            control,
+            limits,
+            mode,
+            start: Instant::now(),
+            nodes: 0,
+            seldepth: 0,
+            aborted: false,
+            path: Vec::new(),
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            pv: vec![Vec::new(); MAX_PLY + 1],
+            move_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
+            captures: Vec::new(),
+            quiet: Vec::new(),
+        }
+    }
+
+    /// Nodes searched so far (each node expanded or evaluated counts once).
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Iterative deepening from `pos` (the engine's entry: its root keeps the
+    /// path for repetition and searches with null windows whatever the mode). `history` holds the repetition entries of the
+    /// game's positions *before* `pos` (see [`game_path`]); `report` is called after
+    /// each completed iteration.
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        history: &[PathEntry],
+        mut report: impl FnMut(&SearchInfo),
+    ) -> SearchResult {
+        self.start = Instant::now();
+        self.path.clear();
+        self.path.extend_from_slice(history);
+        self.path.push(PathEntry::of(pos));
+        let root_len = self.path.len();
+        let mut root_moves: Vec<(Move, i32)> = Vec::new();
+        pos.for_each_legal_move(|mv| root_moves.push((mv, self.order_score(pos, mv, None, 0))));
+        root_moves.sort_by_key(|&(_, s)| -s);
+        let mut result = SearchResult {
+            best: root_moves.first().map(|&(mv, _)| mv),
+            ponder: None,
+            score: Score::Mate(0),
+            depth: 0,
+            nodes: 0,
+        };
+        if root_moves.is_empty() {
+            return result;
+        }
+        let max_depth = self.limits.depth.unwrap_or(MAX_PLY as u32 - 1).max(1);
+        for depth in 1..=max_depth.min(MAX_PLY as u32 / 2) {
+            let mut alpha = -INFINITY;
+            let mut best_score = -INFINITY;
+            let mut best_index = 0;
+            for (i, &(mv, _)) in root_moves.iter().enumerate() {
+                let mut child = pos.clone();
+                child.play_unchecked(mv);
+                self.path.truncate(root_len);
+                self.path.push(PathEntry::of(&child));
+                let d = depth as i32 - 1;
+                let mut score;
+                if i == 0 {
+                    score = -self.negamax(&child, d, -INFINITY, -alpha, 1);
+                } else {
+                    score = -self.negamax(&child, d, -alpha - 1, -alpha, 1);
+                    if score > alpha && !self.aborted {
+                        score = -self.negamax(&child, d, -INFINITY, -alpha, 1);
+                    }
+                }
+                if self.aborted {
+                    break;
+                }
+                if score > best_score {
+                    best_score = score;
+                    best_index = i;
+                    let mut line = vec![mv];
+                    line.extend_from_slice(&self.pv[1]);
+                    self.pv[0] = line;
+                }
+                alpha = alpha.max(score);
+            }
+            self.path.truncate(root_len);
+            // A partly searched iteration is still used if it found a better move than
+            // the previous iteration's best, which was searched first.
+            if self.aborted && best_score == -INFINITY {
+                break;
+            }
+            let best = root_moves.remove(best_index);
+            root_moves.insert(0, best);
+            result.best = Some(best.0);
+            result.ponder = self.pv[0].get(1).copied();
+            result.score = Score::from_internal(best_score);
+            if self.aborted {
+                break;
+            }
+            result.depth = depth;
+            report(&SearchInfo {
+                depth,
+                seldepth: self.seldepth as u32,
+                score: result.score,
+                nodes: self.nodes,
+                time: self.start.elapsed(),
+                pv: self.pv[0].clone(),
+            });
+            if best_score.abs() >= MATE_BOUND && (MATE - best_score.abs()) as u32 <= depth {
+                break; // a mate found within full width cannot be improved on
+            }
+            if let Some(soft) = self.limits.soft_time {
+                if !self.control.untimed.load(Ordering::Relaxed) && self.timed_elapsed() >= soft {
+                    break;
+                }
+            }
+            if self.should_stop_now() {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result
+    }
+
+    /// The value of `pos` for its side to move by a fixed-depth search: `depth`
+    /// plies of all legal moves below `pos`, then the quiescence at the leaves
+    /// (depth 0 is the quiescence only); `history` as in [`Searcher::search`]
+    /// (ignored without [`Mode::repetition`]). Unclamped: mates are ±([`MATE`] − ply).
+    pub fn value(&mut self, pos: &Position, history: &[PathEntry], depth: u32) -> i32 {
+        self.path.clear();
+        if self.mode.repetition {
+            self.path.extend_from_slice(history);
+            self.path.push(PathEntry::of(pos));
+        }
+        let depth = depth.min(MAX_PLY as u32 / 2) as i32;
+        self.negamax(pos, depth, -INFINITY, INFINITY, 0)
+    }
+
+    /// [`Searcher::value`] and the principal variation that reaches it: the moves from
+    /// `pos` to the position whose static evaluation the value is (after the
+    /// full-width plies and the captures of the quiescence). With `depth` 0 this is
+    /// the quiescence line, whose end is the "leaf" that learners put features on.
+    ///
+    /// Transposition-table hits below the root cut a line short (the table stores
+    /// no lines), so for exact leaves at `depth` ≥ 1 search with a fresh table,
+    /// or in the labelling mode, which has none. The line is empty when `pos`
+    /// itself was evaluated.
+    pub fn line(&mut self, pos: &Position, history: &[PathEntry], depth: u32) -> (i32, &[Move]) {
+        let v = self.value(pos, history, depth);
+        (v, &self.pv[0])
+    }
+
+    fn timed_elapsed(&self) -> Duration {
+        let origin = Duration::from_millis(self.control.time_origin_ms.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(origin)
+    }
+
+    fn should_stop_now(&self) -> bool {
+        if self.control.stop.load(Ordering::Relaxed) {
+            return true;
+        }
+        if let Some(n) = self.limits.nodes {
+            if self.nodes >= n {
+                return true;
+            }
+        }
+        if let Some(hard) = self.limits.hard_time {
+            if !self.control.untimed.load(Ordering::Relaxed) && self.timed_elapsed() >= hard {
+                return true;
+            }
+        }
+        false
+    }
+
+    #[inline]
+    fn count_node(&mut self, ply: usize) {
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply);
+        if self.nodes & 1023 == 0 && self.should_stop_now() {
+            self.aborted = true;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,251 @@
+use super::table::Entry;
+use super::*;
+use crate::eval::{Linear, Material};
+use crate::shogi::Siblings;
+
+fn run(sfen: &str, depth: u32) -> SearchResult {
+    let pos = Position::from_sfen(sfen).unwrap();
+    let mut tt = TranspositionTable::new(4);
+    let control = Control::new();
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    Searcher::new(&Material, &mut tt, &control, limits).search(&pos, &[], |_| {})
+}
+
+#[test]
+fn checkmated_side_has_no_move_and_a_mate_in_one_is_found() {
+    let mated = run("4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1", 3);
+    assert_eq!(mated.best, None);
+    let mate = run("4k4/9/4P4/9/9/9/9/9/4K4 b G 1", 3);
+    assert_eq!(mate.best.unwrap().to_string(), "G*5b");
+    assert_eq!(mate.score, Score::Mate(1));
+}
+
+#[test]
+fn a_hanging_rook_is_taken() {
+    // Black's rook on 2h takes the undefended rook on 2b, promoting.
+    let r = run("4k4/7r1/9/9/9/9/9/7R1/4K4 b - 1", 2);
+    assert_eq!(r.best.unwrap().to_string(), "2h2b+");
+    assert!(matches!(r.score, Score::Cp(v) if v > 1000), "{:?}", r.score);
+}
+
+#[test]
+fn pawn_drop_mate_is_not_played_or_counted() {
+    // P*1b would mate (uchifuzume) and is illegal; no other move mates in one.
+    let r = run("8k/9/7GN/9/9/9/9/9/4K4 b P 1", 1);
+    assert_ne!(r.best.unwrap().to_string(), "P*1b");
+    assert!(!matches!(r.score, Score::Mate(1)), "{:?}", r.score);
+}
+
+#[test]
+fn repetition_is_a_draw_and_perpetual_check_loses_for_the_checker() {
+    let mv = |s: &str| crate::shogi::parse_usi_move(s).unwrap();
+    let start = Position::startpos();
+    let shuffle: Vec<Move> = ["2h3h", "8b7b", "3h2h", "7b8b"]
+        .iter()
+        .map(|m| mv(m))
+        .collect();
+    let path = game_path(&start, &shuffle);
+    assert_eq!(find_repetition(&path), Some(Repetition::Draw));
+    assert_eq!(find_repetition(&path[..4]), None);
+
+    // A king chased by a rook: Black gives check on every move, White only escapes.
+    let pos = Position::from_sfen("9/3k5/9/9/9/9/9/9/R3K4 b - 1").unwrap();
+    let chase: Vec<Move> = ["9i9b", "6b6c", "9b9c", "6c6b", "9c9b", "6b6c"]
+        .iter()
+        .map(|m| mv(m))
+        .collect();
+    let path = game_path(&pos, &chase);
+    assert!(path[1].in_check && path[3].in_check && path[5].in_check);
+    assert_eq!(find_repetition(&path[..5]), None);
+    // After 9c9b White is to move in a repeated position and was checked throughout.
+    assert_eq!(find_repetition(&path[..6]), Some(Repetition::Win));
+    // After 6b6c Black is to move in a repeated position and gave every check.
+    assert_eq!(find_repetition(&path), Some(Repetition::Loss));
+}
+
+#[test]
+fn pawn_drop_mate_let_through_by_the_generator_is_filtered() {
+    // From a match game: White's P*7f would mate; haitaka generates it anyway.
+    let sfen =
+        "p3pp1p1/1+S1p2k1l/2+L5n/1p1g2g1p/P1s5s/6p1g/LPK2+p+p+b+n/7+rg/1+b1L3+pr w Nsn5p 230";
+    let pos = Position::from_sfen(sfen).unwrap();
+    let drop = crate::shogi::parse_usi_move("P*7f").unwrap();
+    let mut ours = Vec::new();
+    pos.for_each_legal_move(|mv| ours.push(mv));
+    assert!(!ours.contains(&drop));
+    assert_eq!(ours.len(), pos.count_legal_moves());
+    for depth in 1..=3 {
+        let r = run(sfen, depth);
+        assert!(pos.is_legal(r.best.unwrap()), "depth {depth}: {:?}", r.best);
+    }
+}
+
+#[test]
+fn stop_flag_still_gives_a_legal_move() {
+    let pos = Position::startpos();
+    let mut tt = TranspositionTable::new(1);
+    let control = Control::new();
+    control.stop.store(true, Ordering::Relaxed);
+    let r =
+        Searcher::new(&Material, &mut tt, &control, Limits::default()).search(&pos, &[], |_| {});
+    assert!(pos.is_legal(r.best.unwrap()));
+}
+
+#[test]
+fn node_limit_is_respected_within_a_check_interval() {
+    let pos = Position::startpos();
+    let mut tt = TranspositionTable::new(1);
+    let control = Control::new();
+    let limits = Limits {
+        nodes: Some(5000),
+        ..Limits::default()
+    };
+    let mut s = Searcher::new(&Material, &mut tt, &control, limits);
+    let r = s.search(&pos, &[], |_| {});
+    assert!(r.nodes < 5000 + 1024, "{}", r.nodes);
+    assert!(r.depth >= 1);
+}
+
+#[test]
+fn table_size_follows_megabytes() {
+    let one = TranspositionTable::new(1).len();
+    let sixteen = TranspositionTable::new(16).len();
+    assert_eq!(sixteen, one * 16);
+    assert!(one * std::mem::size_of::<Option<Entry>>() <= 1024 * 1024);
+}
+
+/// Every 2nd position of the bundled tournament games (middle and end games:
+/// captures, checks and mates) and every position of 8 floodgate opening lines.
+fn fixture_positions() -> Vec<Position> {
+    let mut out = Vec::new();
+    for name in [
+        "040501.csa",
+        "olympiad2011-shokidoki-gps.csa",
+        "wcsc20-0504-7-gpsshogi-otsukishogi.csa",
+        "wcsc22-day3-7-ponanza.csa",
+        "wcsc23-day2-4-ponanza.csa",
+    ] {
+        let path = crate::testdata::fixture(&format!("tournament/{name}"));
+        let game = crate::record::read_file(&path).games.remove(0).unwrap();
+        out.extend(game.positions().map(|(pos, _)| pos).step_by(2));
+    }
+    out.extend(crate::testdata::floodgate_positions(8));
+    out
+}
+
+/// The value `line` reaches from `pos`: the static value (or mate) of the
+/// position at its end, for the side to move at `pos`.
+fn value_of_line<E: Evaluator + ?Sized>(eval: &E, pos: &Position, line: &[Move]) -> i32 {
+    let mut end = pos.clone();
+    for &mv in line {
+        assert!(end.is_legal(mv), "{} in {}", mv, end.to_sfen());
+        end.play_unchecked(mv);
+    }
+    let v = if end.in_check() && !end.has_legal_move() {
+        -(MATE - line.len() as i32)
+    } else {
+        eval.evaluate(&end)
+    };
+    if line.len().is_multiple_of(2) {
+        v
+    } else {
+        -v
+    }
+}
+
+/// What the searcher's modes give on every sibling of `positions` at `depth`;
+/// returns (siblings, of which the engine mode proper valued differently).
+fn one_search<E: Evaluator + ?Sized>(
+    eval: &E,
+    positions: &[Position],
+    depth: u32,
+) -> (usize, usize) {
+    let mut labelling = Searcher::labelling(eval, true);
+    let control = Control::new();
+    let mut siblings = Siblings::new();
+    let (mut checked, mut evasions_differ) = (0, 0);
+    for pos in positions {
+        siblings.expand(pos);
+        for (mv, sib) in siblings.iter(pos) {
+            let at = || format!("{} after {mv}, depth {depth}", pos.to_sfen());
+            let (value, line) = labelling.line(&sib, &[], depth);
+            let line = line.to_vec();
+            assert_eq!(value_of_line(eval, &sib, &line), value, "{}", at());
+
+            // The engine's machinery (table, null windows, repetition) with the
+            // labelling rules: the same value and the same line.
+            let mut tt = TranspositionTable::new(1);
+            let mut engine =
+                Searcher::new(eval, &mut tt, &control, Limits::default()).with_mode(Mode {
+                    null_window: true,
+                    repetition: true,
+                    ..Mode::labelling(true)
+                });
+            let (v, l) = engine.line(&sib, &[], depth);
+            assert_eq!((v, l), (value, line.as_slice()), "{}", at());
+
+            // The engine's move order too: the same value; a line to it.
+            let mut tt = TranspositionTable::new(1);
+            let mut engine =
+                Searcher::new(eval, &mut tt, &control, Limits::default()).with_mode(Mode {
+                    evasion_plies: 0,
+                    ..Mode::ENGINE
+                });
+            let (v, l) = engine.line(&sib, &[], depth);
+            assert_eq!(v, value, "{}", at());
+            assert_eq!(value_of_line(eval, &sib, l), value, "{}", at());
+
+            // The engine mode proper differs only by searching evasions in
+            // its first quiescence plies.
+            let mut tt = TranspositionTable::new(1);
+            let mut engine = Searcher::new(eval, &mut tt, &control, Limits::default());
+            let (v, l) = engine.line(&sib, &[], depth);
+            assert_eq!(value_of_line(eval, &sib, l), v, "{}", at());
+            evasions_differ += usize::from(v != value);
+            checked += 1;
+        }
+    }
+    (checked, evasions_differ)
+}
+
+#[test]
+fn labelling_mode_is_the_engine_search_with_its_parts_off_material() {
+    let positions = fixture_positions();
+    let (checked, differ) = one_search(&Material, &positions, 1);
+    eprintln!(
+        "material, depth 1: {checked} siblings, {differ} valued otherwise by the engine mode"
+    );
+    assert!(checked > 20_000, "{checked}");
+    // Evasions change some values (a reply that checks), not most.
+    assert!(differ > 0 && differ < checked / 4, "{differ} of {checked}");
+    let sample: Vec<Position> = positions.into_iter().step_by(12).collect();
+    let (checked, _) = one_search(&Material, &sample, 2);
+    assert!(checked > 1_500, "{checked}");
+}
+
+#[test]
+fn labelling_mode_is_the_engine_search_with_its_parts_off_model() {
+    let model = Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15);
+    let positions: Vec<Position> = fixture_positions().into_iter().step_by(4).collect();
+    let (checked, differ) = one_search(&model, &positions, 1);
+    eprintln!("model, depth 1: {checked} siblings, {differ} valued otherwise by the engine mode");
+    assert!(checked > 5_000, "{checked}");
+    assert!(differ < checked / 4, "{differ} of {checked}");
+}
+
+#[test]
+fn labelling_mode_scores_mates_with_the_one_constant() {
+    // White to move after Black's G*5b: mated at the sibling itself (ply 0);
+    // one ply below a sibling from which Black mates in one: mate at ply 1.
+    let mated = Position::from_sfen("4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1").unwrap();
+    let mut s = Searcher::labelling(&Material, true);
+    assert_eq!(s.line(&mated, &[], 1), (-MATE, &[][..]));
+    let mating = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/4K4 b G 1").unwrap();
+    let (v, line) = s.line(&mating, &[], 1);
+    assert_eq!(v, MATE - 1);
+    assert_eq!(line.len(), 1);
+    assert_eq!(line[0].to_string(), "G*5b");
+}

@@ -1,0 +1,245 @@
+//! The tree walk of both modes: negamax alpha-beta (fail-soft) and the
+//! quiescence below it. What the mode switches is named where it acts.
+
+use crate::eval::Evaluator;
+use crate::shogi::{Move, Position};
+
+use super::repetition::{find_repetition, PathEntry, Repetition};
+use super::table::{score_from_tt, score_to_tt, Bound, Entry};
+use super::{MoveOrder, Searcher, INFINITY, MATE, MAX_PLY};
+
+impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
+    pub(super) fn negamax(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        self.pv[ply].clear();
+        if self.mode.repetition && ply > 0 {
+            if let Some(rep) = find_repetition(&self.path) {
+                return match rep {
+                    Repetition::Draw => 0,
+                    Repetition::Win => MATE - ply as i32,
+                    Repetition::Loss => -(MATE - ply as i32),
+                };
+            }
+        }
+        if depth <= 0 || ply >= MAX_PLY / 2 {
+            return self.quiescence(pos, alpha, beta, ply, 0);
+        }
+        self.count_node(ply);
+        if self.aborted {
+            return 0;
+        }
+        // Engine mode: the table's move first, and its cut below the root.
+        let key = if self.tt.is_some() { pos.hash() } else { 0 };
+        let mut hash_move = None;
+        if let Some(e) = self.tt.as_deref().and_then(|tt| tt.probe(key)) {
+            hash_move = e.mv;
+            if ply > 0 && e.depth as i32 >= depth {
+                let v = score_from_tt(e.score, ply);
+                let usable = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => v >= beta,
+                    Bound::Upper => v <= alpha,
+                };
+                if usable {
+                    return v;
+                }
+            }
+        }
+        let mut moves = std::mem::take(&mut self.move_buffers[ply]);
+        let captures = self.generate_all(pos, hash_move, ply, &mut moves);
+        if moves.is_empty() {
+            self.move_buffers[ply] = moves;
+            return -(MATE - ply as i32);
+        }
+        // Labelling order, above the leaves, with an evaluator that quiet moves
+        // leave unchanged (material): a quiet move that gives no check leads
+        // to a leaf whose stand-pat is minus this node's own value `v`, and
+        // the leaf cuts on it as soon as `v` ≤ alpha: its score would be
+        // exactly `v`. Once the best score so far is at least `v` that cannot
+        // change best, alpha or the line, so the move is settled without
+        // playing it (`docs/speed.md`).
+        let settle = self.mode.order == MoveOrder::Labelling
+            && depth == 1
+            && self.eval.quiet_moves_keep_value();
+        let mut own_value = None;
+        let mut zone = None;
+        let original_alpha = alpha;
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        for (i, &(mv, _)) in moves.iter().enumerate() {
+            if settle && i >= captures && !mv.is_promotion() {
+                let v = *own_value.get_or_insert_with(|| self.eval.evaluate(pos));
+                if v <= best
+                    && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
+                {
+                    continue;
+                }
+            }
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            if self.mode.repetition {
+                self.path.push(PathEntry::of(&child));
+            }
+            let mut score;
+            if i == 0 || !self.mode.null_window {
+                score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+            } else {
+                // Principal variation search: a null window first, the full
+                // window again only when the move may be better.
+                score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                }
+            }
+            if self.mode.repetition {
+                self.path.pop();
+            }
+            if self.aborted {
+                self.move_buffers[ply] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = Some(mv);
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        if self.mode.order == MoveOrder::Engine {
+                            self.remember_killer(pos, mv, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.move_buffers[ply] = moves;
+        if let Some(tt) = self.tt.as_deref_mut() {
+            let bound = if best >= beta {
+                Bound::Lower
+            } else if best > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            tt.store(
+                key,
+                Entry {
+                    key,
+                    mv: best_move,
+                    score: score_to_tt(best, ply),
+                    depth: depth as i16,
+                    bound,
+                },
+            );
+        }
+        best
+    }
+
+    fn remember_killer(&mut self, pos: &Position, mv: Move, ply: usize) {
+        if pos.captured_by(mv).is_none() && self.killers[ply][0] != Some(mv) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(mv);
+        }
+    }
+
+    /// The principal variation at `ply` becomes `mv` followed by the child's.
+    pub(super) fn update_pv(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply].clear();
+        head[ply].push(mv);
+        head[ply].extend_from_slice(&tail[0]);
+    }
+
+    /// Capture search below the full-width plies; `qply` counts its plies.
+    ///
+    /// In check within the first [`super::Mode::evasion_plies`] quiescence
+    /// plies (engine: 2, labelling: 0) every evasion is searched, so a mate
+    /// threatened by a capture is seen; deeper, a side in check that has a
+    /// legal move stands pat like any other. (Without that bound,
+    /// capture–check–drop chains exploded: a depth-3 search took over two
+    /// minutes on one position of a refereed match; searching evasions at
+    /// all made real middle games ten times slower to label.) With
+    /// quiescence off (labelling only) the node is evaluated statically, a
+    /// mate still recognised.
+    pub(super) fn quiescence(
+        &mut self,
+        pos: &Position,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        qply: u32,
+    ) -> i32 {
+        self.pv[ply].clear();
+        self.count_node(ply);
+        if self.aborted {
+            return 0;
+        }
+        let in_check = pos.in_check();
+        if !self.mode.quiescence {
+            return if in_check && !pos.has_legal_move() {
+                -(MATE - ply as i32)
+            } else {
+                self.eval.evaluate(pos)
+            };
+        }
+        let evasions = self.mode.evasion_plies;
+        let mut moves = std::mem::take(&mut self.move_buffers[ply]);
+        moves.clear();
+        let mut best;
+        if in_check && qply >= evasions && !pos.has_legal_move() {
+            self.move_buffers[ply] = moves;
+            return -(MATE - ply as i32);
+        }
+        if in_check && qply < evasions {
+            self.generate_all(pos, None, ply, &mut moves);
+            if moves.is_empty() {
+                self.move_buffers[ply] = moves;
+                return -(MATE - ply as i32);
+            }
+            best = -INFINITY;
+        } else {
+            best = self.eval.evaluate(pos);
+            if best >= beta || ply >= MAX_PLY - 1 {
+                self.move_buffers[ply] = moves;
+                return best;
+            }
+            alpha = alpha.max(best);
+            self.generate_captures(pos, &mut moves);
+            if self.mode.order == MoveOrder::Engine {
+                self.sort_engine(pos, None, ply, &mut moves);
+            }
+        }
+        if ply >= MAX_PLY - 1 {
+            self.move_buffers[ply] = moves;
+            return self.eval.evaluate(pos);
+        }
+        for &(mv, _) in moves.iter() {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, qply + 1);
+            if self.aborted {
+                self.move_buffers[ply] = moves;
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.move_buffers[ply] = moves;
+        best
+    }
+}
