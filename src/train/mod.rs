@@ -10,6 +10,7 @@
 //!   read one game at a time.
 //! - [`positions`]: Texel/elmo-style regression on scored positions.
 //! - [`isotonic`]: hand-count monotonicity after any fit.
+//! - [`prior`]: the weights a learner starts from and is pulled towards.
 //!
 //! The SVR's names are re-exported here (`train::SvrParams`, …), where
 //! callers have always found them.
@@ -20,6 +21,7 @@ pub mod newton;
 pub mod objective;
 pub mod positions;
 pub mod positions_stream;
+pub mod prior;
 pub mod ranking;
 pub mod streaming;
 pub mod svr;

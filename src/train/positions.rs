@@ -305,36 +305,7 @@ impl PositionsParams {
     }
 }
 
-/// The material evaluator as a prior over `features`: its piece values on the
-/// `material` part (if any), 0 elsewhere, in centipawns.
-pub fn material_prior(features: &Features) -> Vec<f32> {
-    let mut w = vec![0.0f32; features.dimension() as usize];
-    if let Some(offset) = features.offset_of(BaseSet::Material) {
-        let values = Material::piece_values();
-        w[offset as usize..offset as usize + values.len()].copy_from_slice(&values);
-    }
-    w
-}
-
-/// A prior from a model file's weights (model units → centipawns), sized to `features`.
-pub fn model_prior(features: &Features, model: &Model) -> Vec<f32> {
-    let mut w = vec![0.0f32; features.dimension() as usize];
-    for (d, &m) in w.iter_mut().zip(&model.w) {
-        *d = (m * 10_000.0) as f32;
-    }
-    w
-}
-
-/// A prior named on the command line or in a recipe, in centipawns over
-/// `features`: `material` ([`material_prior`]), `zero`, or a model file's path
-/// ([`model_prior`]). One reader for every learner that takes `--prior`.
-pub fn named_prior(features: &Features, name: &str) -> Result<Vec<f32>, crate::model::ModelError> {
-    Ok(match name {
-        "material" => material_prior(features),
-        "zero" => vec![0.0; features.dimension() as usize],
-        path => model_prior(features, &Model::load(std::path::Path::new(path))?),
-    })
-}
+pub use super::prior::{material_prior, model_prior, named_prior};
 
 /// Loss over a set of leaves.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
