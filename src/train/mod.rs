@@ -11,6 +11,8 @@
 //! - [`positions`]: Texel/elmo-style regression on scored positions.
 //! - [`isotonic`]: hand-count monotonicity after any fit.
 //! - [`prior`]: the weights a learner starts from and is pulled towards.
+//! - [`step`]: the step rule (AdaGrad, Adam, sign) the ranking and positions
+//!   learners share.
 //!
 //! The SVR's names are re-exported here (`train::SvrParams`, …), where
 //! callers have always found them.
@@ -23,6 +25,7 @@ pub mod positions;
 pub mod positions_stream;
 pub mod prior;
 pub mod ranking;
+pub mod step;
 pub mod streaming;
 pub mod svr;
 

@@ -43,6 +43,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::step::{self, Optimizer, Stepper};
 use super::TrainError;
 use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
@@ -406,26 +407,46 @@ pub fn loss(weights: &[f32], leaves: &Leaves, params: &PositionsParams) -> LeafL
     }
 }
 
-const BLOCK: usize = 1 << 14;
-
-/// The Adam steps over mini-batches of leaves: weights, moments and one
-/// gradient buffer per thread. One step rule for the in-memory [`fit`] and
-/// the streaming learner ([`super::positions_stream`]), so both take the
-/// same steps on the same batches.
-pub(crate) struct Stepper<'a> {
+/// The Adam steps over mini-batches of leaves: weights, the step rule's
+/// state ([`Stepper`]) and one gradient buffer per thread. One descent for
+/// the in-memory [`fit`] and the streaming learner
+/// ([`super::positions_stream`]), so both take the same steps on the same
+/// batches.
+pub(crate) struct Descent<'a> {
     prior: &'a [f32],
     params: &'a PositionsParams,
     frozen: Vec<bool>,
     pub(crate) weights: Vec<f32>,
     buffers: Vec<Vec<f32>>,
-    m1: Vec<f32>,
-    m2: Vec<f32>,
-    steps: i32,
+    stepper: Stepper,
     total_steps: usize,
     target: Target,
 }
 
-impl<'a> Stepper<'a> {
+/// The positions learner's side of a step: the sum starts at 0; frozen
+/// coordinates do not move; `μ(w − w0)` is added; a coordinate with no
+/// gradient and no momentum stays.
+struct Pull<'a> {
+    frozen: &'a [bool],
+    prior: &'a [f32],
+    mu: f32,
+}
+
+impl step::Pull for Pull<'_> {
+    fn start(&self, _: usize, _: f32) -> f32 {
+        0.0
+    }
+
+    fn finish(&self, j: usize, w: f32, g: f32, moment: f32) -> Option<f32> {
+        if self.frozen[j] {
+            return None;
+        }
+        let g = g + self.mu * (w - self.prior[j]);
+        (g != 0.0 || moment != 0.0).then_some(g)
+    }
+}
+
+impl<'a> Descent<'a> {
     /// Starts at `prior` (checked against `features`); `total_steps` paces
     /// `final_rate`'s decay.
     pub(crate) fn new(
@@ -455,9 +476,8 @@ impl<'a> Stepper<'a> {
             frozen,
             weights: prior.to_vec(),
             buffers: (0..threads).map(|_| vec![0.0; n]).collect(),
-            m1: vec![0.0f32; n],
-            m2: vec![0.0f32; n],
-            steps: 0,
+            // ε is tiny: per-position mean gradients of rare features are ~1e-9.
+            stepper: Stepper::new(Optimizer::Adam, n, 1e-20),
             total_steps: total_steps.max(1),
             target: Target {
                 lambda: params.lambda,
@@ -482,7 +502,6 @@ impl<'a> Stepper<'a> {
     /// squared score error), summed per thread in a fixed order.
     pub(crate) fn step(&mut self, train: &Leaves, batch: &[usize]) -> (f64, f64, f64) {
         let params = self.params;
-        let n = self.weights.len();
         let threads = self.buffers.len();
         let per = batch.len().div_ceil(threads);
         let scale = 1.0 / (batch.len() as f64 * params.eval_k);
@@ -512,45 +531,14 @@ impl<'a> Stepper<'a> {
                 sums
             })
             .collect();
-        let rate = self.rate_at(self.steps as usize);
-        self.steps += 1;
-        let steps = self.steps;
-        let (c1, c2) = (1.0 - 0.9f32.powi(steps), 1.0 - 0.999f32.powi(steps));
-        let mut grads: Vec<Vec<&mut [f32]>> = (0..n.div_ceil(BLOCK)).map(|_| Vec::new()).collect();
-        for buffer in self.buffers.iter_mut() {
-            for (b, chunk) in buffer.chunks_mut(BLOCK).enumerate() {
-                grads[b].push(chunk);
-            }
-        }
-        let (frozen, prior) = (&self.frozen, self.prior);
-        let mu = params.mu as f32;
-        self.weights
-            .par_chunks_mut(BLOCK)
-            .zip(self.m1.par_chunks_mut(BLOCK))
-            .zip(self.m2.par_chunks_mut(BLOCK))
-            .zip(grads)
-            .enumerate()
-            .for_each(|(b, (((w, s1), s2), mut parts))| {
-                let base = b * BLOCK;
-                for j in 0..w.len() {
-                    let mut g = 0.0;
-                    for part in parts.iter_mut() {
-                        g += std::mem::take(&mut part[j]);
-                    }
-                    if frozen[base + j] {
-                        continue;
-                    }
-                    let away = w[j] - prior[base + j];
-                    g += mu * away;
-                    if g == 0.0 && s1[j] == 0.0 {
-                        continue;
-                    }
-                    s1[j] = 0.9 * s1[j] + 0.1 * g;
-                    s2[j] = 0.999 * s2[j] + 0.001 * g * g;
-                    // ε is tiny: per-position mean gradients of rare features are ~1e-9.
-                    w[j] -= rate * (s1[j] / c1) / ((s2[j] / c2).sqrt() + 1e-20);
-                }
-            });
+        let rate = self.rate_at(self.stepper.steps());
+        let pull = Pull {
+            frozen: &self.frozen,
+            prior: self.prior,
+            mu: params.mu as f32,
+        };
+        self.stepper
+            .apply(&mut self.weights, &mut self.buffers, rate, &pull);
         sums.into_iter()
             .fold((0.0, 0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
     }
@@ -586,7 +574,7 @@ pub fn fit(
         return Err(TrainError::Data("no training position".into()));
     }
     let total_steps = params.epochs * train.len().div_ceil(params.batch);
-    let mut stepper = Stepper::new(features, prior, params, total_steps)?;
+    let mut stepper = Descent::new(features, prior, params, total_steps)?;
     let mut order: Vec<usize> = (0..train.len()).collect();
     let mut rng = SplitMix64(params.seed);
     let mut reports = Vec::with_capacity(params.epochs + 1);

@@ -37,8 +37,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::positions::{
-    loss, samples_from_games, EpochReport, LeafLoss, Leaves, PositionsFit, PositionsParams, Sample,
-    Stepper,
+    loss, samples_from_games, Descent, EpochReport, LeafLoss, Leaves, PositionsFit,
+    PositionsParams, Sample,
 };
 use super::TrainError;
 use crate::eval::{Evaluator, Material};
@@ -602,7 +602,7 @@ pub fn fit_stream<E: Evaluator + Sync>(
         .iter()
         .map(|c| (c.nominal() as usize).div_ceil(params.batch))
         .sum();
-    let mut stepper = Stepper::new(features, prior, params, params.epochs * per_epoch)?;
+    let mut stepper = Descent::new(features, prior, params, params.epochs * per_epoch)?;
     let mut rng = SplitMix64(params.seed);
     let mut order: Vec<usize> = (0..pass.chunks.len()).collect();
     let mut out = StreamFit {
