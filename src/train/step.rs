@@ -165,7 +165,8 @@ fn blocks_of(v: &mut [f32], blocks: usize) -> Vec<&mut [f32]> {
 mod tests {
     use super::*;
 
-    /// Plain gradient, every coordinate moves.
+    /// Plain gradient; a coordinate without one stays (the sign rule would
+    /// move it: `0f32.signum()` is 1).
     struct Free;
 
     impl Pull for Free {
@@ -173,7 +174,7 @@ mod tests {
             0.0
         }
         fn finish(&self, _: usize, _: f32, g: f32, _: f32) -> Option<f32> {
-            Some(g)
+            (g != 0.0).then_some(g)
         }
     }
 
