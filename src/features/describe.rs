@@ -1,5 +1,5 @@
 //! Readable names of feature indices, for weight reports. Each set decodes its
-//! own layout (`Relation::describe`, `Material::describe`, `Kp::describe`;
+//! own layout (`Relation::describe`, `MaterialSet::describe`, `Kp::describe`;
 //! the layouts are defined in `docs/features.md`); this file holds the shared
 //! words (kinds, squares) and the combination's dispatch.
 
@@ -114,7 +114,7 @@ pub fn king_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{Material, RELATION_DIMENSION};
+    use crate::features::{MaterialSet, RELATION_DIMENSION};
 
     fn parts(n: &FeatureName) -> [&str; 5] {
         [&n.piece_a, &n.square_a, &n.piece_b, &n.square_b, &n.name]
@@ -155,7 +155,7 @@ mod tests {
 
     #[test]
     fn material_indices_have_readable_names() {
-        let name = |i| Material::describe(i).unwrap().name;
+        let name = |i| MaterialSet::describe(i).unwrap().name;
         assert_eq!(name(1), "board own P");
         assert_eq!(name(8), "board own K");
         assert_eq!(name(22), "board opp K");
@@ -166,8 +166,8 @@ mod tests {
         assert_eq!(name(66), "hand own R #2");
         assert_eq!(name(67), "hand opp P #1");
         assert_eq!(name(104), "hand opp R #2");
-        assert_eq!(Material::describe(105), None);
-        assert_eq!(Material::describe(31).unwrap().piece_a, "own P");
+        assert_eq!(MaterialSet::describe(105), None);
+        assert_eq!(MaterialSet::describe(31).unwrap().piece_a, "own P");
     }
 
     #[test]

@@ -31,10 +31,13 @@ pub const MATERIAL_DIMENSION: u32 = BOARD_COUNTS + 2 * HAND_PER_SIDE;
 /// other side's), then hand pieces one feature per held piece (29–66 the view
 /// side's, 67–104 the other side's; within a side P 1st…18th, L 1st…4th, N, S,
 /// G, B 1st–2nd, R 1st–2nd), so the k-th pawn in hand gets its own weight.
+///
+/// Named `MaterialSet` (the other sets are `Relation`, `Kp`) so that it is
+/// not read as [`crate::eval::Material`], the evaluator.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Material;
+pub struct MaterialSet;
 
-impl Material {
+impl MaterialSet {
     /// The runs of per-count hand features, as `(first index, length, view
     /// side's)`: one run per kind and side (the 1st…18th pawn, …, the 1st–2nd rook).
     pub fn hand_runs() -> impl Iterator<Item = (u32, u32, bool)> {
@@ -49,7 +52,7 @@ impl Material {
     }
 }
 
-impl Material {
+impl MaterialSet {
     /// The index of the left–right mirror image: `material` has no squares,
     /// so every index is its own.
     #[inline(always)]
@@ -89,7 +92,7 @@ impl Material {
     }
 }
 
-impl Material {
+impl MaterialSet {
     /// The built-in material evaluator's piece values (`shogi::piece_value`),
     /// in centipawns, laid out as this set's 104 indices (index `i + 1` at
     /// `i`): a linear model with these weights evaluates exactly as
@@ -119,7 +122,7 @@ impl Material {
     }
 }
 
-impl FeatureSet for Material {
+impl FeatureSet for MaterialSet {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
         let board = pos.board();

@@ -23,7 +23,7 @@ pub use describe::{
     kind_text, king_table, parse_kind, parse_square, relation_index, square_text, FeatureName,
 };
 pub use kp::{Kp, KP_DIMENSION};
-pub use material::{Material, MATERIAL_DIMENSION};
+pub use material::{MaterialSet, MATERIAL_DIMENSION};
 pub use relation::{
     attack_code, Relation, TypedRelation, ATTACK_CODES, RELATION_DIMENSION, RELATION_STATES,
     TYPED_RELATION_DIMENSION,
@@ -210,7 +210,7 @@ impl BaseSet {
     fn dimension(self) -> u32 {
         match self {
             BaseSet::Relation => Relation.dimension(),
-            BaseSet::Material => Material.dimension(),
+            BaseSet::Material => MaterialSet.dimension(),
             BaseSet::Kp => Kp.dimension(),
             BaseSet::TypedRelation => TypedRelation.dimension(),
         }
@@ -221,7 +221,7 @@ impl BaseSet {
     fn visit<S: FeatureSink>(self, pos: &Position, view: Color, sink: &mut S) {
         match self {
             BaseSet::Relation => Relation.visit(pos, view, sink),
-            BaseSet::Material => Material.visit(pos, view, sink),
+            BaseSet::Material => MaterialSet.visit(pos, view, sink),
             BaseSet::Kp => Kp.visit(pos, view, sink),
             BaseSet::TypedRelation => TypedRelation.visit(pos, view, sink),
         }
@@ -229,12 +229,12 @@ impl BaseSet {
 
     /// The index (1-based, the part's own range) of the left–right mirror image
     /// of feature `index`: file f ↔ 10 − f for every square in it. Each set
-    /// owns its layout (`Relation::mirror`, `Material::mirror`, `Kp::mirror`).
+    /// owns its layout (`Relation::mirror`, `MaterialSet::mirror`, `Kp::mirror`).
     #[inline(always)]
     pub fn mirror(self, index: u32) -> u32 {
         match self {
             BaseSet::Relation => Relation::mirror(index),
-            BaseSet::Material => Material::mirror(index),
+            BaseSet::Material => MaterialSet::mirror(index),
             BaseSet::Kp => Kp::mirror(index),
             BaseSet::TypedRelation => TypedRelation::mirror(index),
         }
@@ -245,7 +245,7 @@ impl BaseSet {
     pub fn describe(self, index: u32) -> Option<FeatureName> {
         match self {
             BaseSet::Relation => Relation::describe(index),
-            BaseSet::Material => Material::describe(index),
+            BaseSet::Material => MaterialSet::describe(index),
             BaseSet::Kp => Kp::describe(index),
             BaseSet::TypedRelation => TypedRelation::describe(index),
         }

@@ -137,7 +137,7 @@ fn material_counts_and_hand_slots() {
     // Black: K, 2 pawns on board, 3 pawns and a rook in hand; White: K, gold, 1 pawn in hand.
     let pos = Position::from_sfen("k8/1g7/9/9/9/9/PP7/9/K8 b R3Pp 1").unwrap();
     let mut b = RowBuilder::new();
-    let row = b.build(&Material, &pos, B).to_vec();
+    let row = b.build(&MaterialSet, &pos, B).to_vec();
     assert_eq!(
         row,
         vec![
@@ -152,7 +152,7 @@ fn material_counts_and_hand_slots() {
             (67, 1.0), // other side's 1st pawn in hand (29 + 38)
         ]
     );
-    let row = b.build(&Material, &pos, W).to_vec();
+    let row = b.build(&MaterialSet, &pos, W).to_vec();
     assert_eq!(
         row,
         vec![
@@ -182,7 +182,7 @@ fn combined_sets_use_offsets_in_named_order() {
     let pos = Position::startpos();
     let mut b = RowBuilder::new();
     let rel = b.build(&Relation, &pos, B).to_vec();
-    let mat = b.build(&Material, &pos, B).to_vec();
+    let mat = b.build(&MaterialSet, &pos, B).to_vec();
     let row = b.build(&both, &pos, B).to_vec();
     let mut expected = rel.clone();
     expected.extend(mat.iter().map(|&(i, v)| (i + 5_143_824, v)));

@@ -47,7 +47,7 @@ use super::step::{self, Optimizer, Stepper};
 use super::TrainError;
 use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
-use crate::features::{BaseSet, FeatureSet, FeatureSink, Features, Material};
+use crate::features::{BaseSet, FeatureSet, FeatureSink, Features, MaterialSet};
 use crate::model::Model;
 use crate::rng::SplitMix64;
 use crate::shogi::Position;
@@ -442,7 +442,7 @@ impl<'a> Descent<'a> {
         if params.anchor_material {
             if let Some(offset) = features.offset_of(BaseSet::Material) {
                 let o = offset as usize;
-                frozen[o..o + Material.dimension() as usize].fill(true);
+                frozen[o..o + MaterialSet.dimension() as usize].fill(true);
             }
         }
         let threads = rayon::current_num_threads().max(1);

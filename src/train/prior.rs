@@ -4,7 +4,7 @@
 
 use sprs::CsMatI;
 
-use crate::features::{BaseSet, FeatureSet, Features, Material};
+use crate::features::{BaseSet, FeatureSet, Features, MaterialSet};
 use crate::model::Model;
 
 /// The material evaluator as a prior over `features`: its piece values on the
@@ -12,7 +12,7 @@ use crate::model::Model;
 pub fn material_prior(features: &Features) -> Vec<f32> {
     let mut w = vec![0.0f32; features.dimension() as usize];
     if let Some(offset) = features.offset_of(BaseSet::Material) {
-        let values = Material::piece_values();
+        let values = MaterialSet::piece_values();
         w[offset as usize..offset as usize + values.len()].copy_from_slice(&values);
     }
     w
@@ -100,7 +100,7 @@ mod tests {
         let features: Features = "relation,material".parse().unwrap();
         let m = named_prior(&features, "material").unwrap();
         let offset = features.offset_of(BaseSet::Material).unwrap() as usize;
-        let values = Material::piece_values();
+        let values = MaterialSet::piece_values();
         assert_eq!(&m[offset..offset + values.len()], &values[..]);
         assert!(m[..offset].iter().all(|&w| w == 0.0));
         assert!(named_prior(&features, "zero")

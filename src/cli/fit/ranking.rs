@@ -128,7 +128,7 @@ pub fn run(
                 format!("--anchor-material needs a material part in --features (got {features})")
             })? as usize;
             unchecked = unchecked
-                .frozen(offset..offset + kifulearn::features::Material.dimension() as usize);
+                .frozen(offset..offset + kifulearn::features::MaterialSet.dimension() as usize);
         }
     } else if args.anchor_material {
         return Err("--anchor-material needs --ranking-prior (the values to anchor to)".into());
