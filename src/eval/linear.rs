@@ -77,7 +77,10 @@ impl Linear<crate::features::Features> {
             })
             .collect();
         if let Some(offset) = features.offset_of(crate::features::BaseSet::Material) {
-            for (i, v) in crate::features::MaterialSet::piece_values().iter().enumerate() {
+            for (i, v) in crate::features::MaterialSet::piece_values()
+                .iter()
+                .enumerate()
+            {
                 weights[offset as usize + i] = v / 10_000.0;
             }
         }

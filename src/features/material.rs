@@ -1,6 +1,7 @@
 //! The dense `material` set: board piece counts and one feature per held piece.
 
 use super::describe::{kind_text, FeatureName};
+use super::state::FeatureIndex;
 use super::{FeatureSet, FeatureSink};
 use crate::shogi::{kind_index, Color, Piece, Position, KIND_ORDER};
 
@@ -56,13 +57,14 @@ impl MaterialSet {
     /// The index of the left–right mirror image: `material` has no squares,
     /// so every index is its own.
     #[inline(always)]
-    pub fn mirror(index: u32) -> u32 {
+    pub fn mirror(index: FeatureIndex) -> FeatureIndex {
         index
     }
 
     /// What an index stands for (`board own P`, `hand opp R #2`); `None`
     /// outside `1..=MATERIAL_DIMENSION`.
-    pub fn describe(index: u32) -> Option<FeatureName> {
+    pub fn describe(index: FeatureIndex) -> Option<FeatureName> {
+        let index = index.get();
         let named = |piece_a: String, name: String| FeatureName {
             set: "material",
             piece_a,
@@ -131,14 +133,14 @@ impl FeatureSet for MaterialSet {
             for (k, piece) in KIND_ORDER.into_iter().enumerate() {
                 let n = (board.pieces(piece) & own).len();
                 if n > 0 {
-                    sink.feature(1 + side as u32 * 14 + k as u32, n as f32);
+                    sink.feature(FeatureIndex(1 + side as u32 * 14 + k as u32), n as f32);
                 }
             }
             let mut base = FIRST_HAND + side as u32 * HAND_PER_SIDE;
             for (piece, most) in HAND_SLOTS {
                 let n = (pos.hand_count(color, piece) as u32).min(most);
                 for i in 0..n {
-                    sink.feature(base + i, 1.0);
+                    sink.feature(FeatureIndex(base + i), 1.0);
                 }
                 base += most;
             }

@@ -203,7 +203,7 @@ fn row_builder_sums_duplicates_and_drops_zeros() {
     impl FeatureSet for Raw {
         fn visit<S: FeatureSink>(&self, _: &Position, _: Color, sink: &mut S) {
             for (i, v) in [(9, 1.0), (3, 2.0), (9, 4.0), (5, 1.0), (5, -1.0), (1, 0.0)] {
-                sink.feature(i, v);
+                sink.feature(FeatureIndex(i), v);
             }
         }
         fn dimension(&self) -> u32 {
@@ -371,7 +371,9 @@ fn mirror_maps_relation_pairs_onto_each_other() {
         2_687_957,
         3_165_347,
         RELATION_DIMENSION,
-    ] {
+    ]
+    .map(FeatureIndex)
+    {
         let m = set.mirror(index);
         assert_eq!(set.mirror(m), index);
         let (a, b) = (
@@ -386,18 +388,21 @@ fn mirror_maps_relation_pairs_onto_each_other() {
             let file = sq.as_bytes()[0] - b'0';
             format!("{}{}", 10 - file, &sq[1..])
         };
-        assert_eq!(b.square_a, reflect(&a.square_a), "{index}");
-        assert_eq!(b.square_b, reflect(&a.square_b), "{index}");
+        assert_eq!(b.square_a, reflect(&a.square_a), "{index:?}");
+        assert_eq!(b.square_b, reflect(&a.square_b), "{index:?}");
     }
     // The worked example's own P 4c -> opp G 4b pairs with own P 6c -> opp G 6b.
     assert_eq!(
-        Relation::describe(set.mirror(67_259)).unwrap().name,
+        Relation::describe(set.mirror(FeatureIndex(67_259)))
+            .unwrap()
+            .name,
         "own P 6c -> opp G 6b"
     );
     // Pieces on the centre file are their own mirror image.
-    let centre = state(B, B, "P", "5g") * RELATION_STATES + state(B, B, "K", "5i") + 1;
+    let centre =
+        FeatureIndex(state(B, B, "P", "5g") * RELATION_STATES + state(B, B, "K", "5i") + 1);
     assert_eq!(set.mirror(centre), centre);
-    for index in [1, 105, 104] {
+    for index in [1, 105, 104].map(FeatureIndex) {
         assert_eq!(BaseSet::Material.mirror(index), index);
     }
 }
@@ -466,6 +471,7 @@ fn typed_relation_folds_each_attack_code_into_the_index() {
                 .collect();
             assert_eq!(typed, folded, "{}", pos.to_sfen());
             for &(i, _) in &typed {
+                let i = FeatureIndex(i);
                 let (s_a, s_b, code) = TypedRelation::decode(i);
                 assert_eq!(TypedRelation::index(s_a, s_b, code), i);
                 codes[code as usize] += 1;
@@ -485,14 +491,17 @@ fn typed_relation_folds_each_attack_code_into_the_index() {
         "{codes:?}"
     );
     let named = TypedRelation::describe(TypedRelation::index(
-        Relation::decode(67_259).0,
-        Relation::decode(67_259).1,
+        Relation::decode(FeatureIndex(67_259)).0,
+        Relation::decode(FeatureIndex(67_259)).1,
         7,
     ))
     .unwrap();
     assert_eq!(named.name, "own P 4c -> opp G 4b code 7");
     assert_eq!(named.set, "relation-typed");
-    assert_eq!(TypedRelation::describe(TYPED_RELATION_DIMENSION + 1), None);
+    assert_eq!(
+        TypedRelation::describe(FeatureIndex(TYPED_RELATION_DIMENSION + 1)),
+        None
+    );
     let f: Features = "relation-typed,material".parse().unwrap();
     assert_eq!(f.dimension(), TYPED_RELATION_DIMENSION + MATERIAL_DIMENSION);
 }

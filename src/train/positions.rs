@@ -47,7 +47,7 @@ use super::step::{self, Optimizer, Stepper};
 use super::TrainError;
 use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
-use crate::features::{BaseSet, FeatureSet, FeatureSink, Features, MaterialSet};
+use crate::features::{BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, MaterialSet};
 use crate::model::Model;
 use crate::rng::SplitMix64;
 use crate::shogi::Position;
@@ -75,8 +75,8 @@ struct Push<'a>(&'a mut Leaves);
 
 impl FeatureSink for Push<'_> {
     #[inline(always)]
-    fn feature(&mut self, index: u32, value: f32) {
-        self.0.index.push(index - 1);
+    fn feature(&mut self, index: FeatureIndex, value: f32) {
+        self.0.index.push(index.get() - 1);
         self.0.value.push(value);
     }
 }
