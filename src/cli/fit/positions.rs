@@ -151,29 +151,10 @@ pub fn run(
         held.as_ref().map_or(0, Leaves::len),
     );
     let line = |r: &EpochReport| {
-        let held = r
-            .held_out
-            .map(|h| {
-                format!(
-                    "  held-out ce {:.5} score-ce {:.5} rmse {:.0}",
-                    h.cross_entropy,
-                    h.score_ce,
-                    h.score_mse.sqrt()
-                )
-            })
-            .unwrap_or_default();
         // Every epoch with -v, the last one otherwise (the fit's summary).
-        if !(verbosity::verbose() || r.epoch == params.epochs) {
-            return;
+        if verbosity::verbose() || r.epoch == params.epochs {
+            epoch_line(r, "");
         }
-        verbosity::summary!(
-            "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0}{held}  {:.1}s",
-            r.epoch,
-            r.train.cross_entropy,
-            r.train.score_ce,
-            r.train.score_mse.sqrt(),
-            r.seconds
-        );
     };
     let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &w0, &params, line))?;
     let mut model = fitted.model;
@@ -193,6 +174,31 @@ pub fn run(
     out.write(&mut model, None, &features.to_string(), &meta)?;
     verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// One epoch's line: the training loss (`running` says how it was taken:
+/// the streamed fit's is the running loss over the epoch), and the held-out
+/// loss at the epoch's end.
+fn epoch_line(r: &EpochReport, running: &str) {
+    let held = r
+        .held_out
+        .map(|h| {
+            format!(
+                "  held-out ce {:.5} score-ce {:.5} rmse {:.0}",
+                h.cross_entropy,
+                h.score_ce,
+                h.score_mse.sqrt()
+            )
+        })
+        .unwrap_or_default();
+    verbosity::summary!(
+        "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0}{running}{held}  {:.1}s",
+        r.epoch,
+        r.train.cross_entropy,
+        r.train.score_ce,
+        r.train.score_mse.sqrt(),
+        r.seconds
+    );
 }
 
 /// What the in-memory and the streamed fit both take from the arguments,

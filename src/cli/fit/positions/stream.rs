@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kifulearn::train::positions::{split_position_paths, EpochReport};
+use kifulearn::train::positions::split_position_paths;
 use kifulearn::train::positions_stream::{
     fit_stream, PositionFiles, StreamData, StreamEvent, StreamParams, DEFAULT_CHUNK,
 };
@@ -109,7 +109,7 @@ pub fn run(
         StreamEvent::Epoch(r) => {
             // Every epoch with -v, the last one otherwise (the fit's summary).
             if verbosity::verbose() || r.epoch == epochs {
-                bar.suspend(|| epoch_line(r));
+                bar.suspend(|| super::epoch_line(r, " (running)"));
             }
             bar.reset();
         }
@@ -179,26 +179,3 @@ fn fix_mmap_threshold() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fix_mmap_threshold() {}
-
-/// One epoch's line: the running training loss, and the held-out loss at the epoch's end.
-fn epoch_line(r: &EpochReport) {
-    let held = r
-        .held_out
-        .map(|h| {
-            format!(
-                "  held-out ce {:.5} score-ce {:.5} rmse {:.0}",
-                h.cross_entropy,
-                h.score_ce,
-                h.score_mse.sqrt()
-            )
-        })
-        .unwrap_or_default();
-    verbosity::summary!(
-        "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0} (running){held}  {:.1}s",
-        r.epoch,
-        r.train.cross_entropy,
-        r.train.score_ce,
-        r.train.score_mse.sqrt(),
-        r.seconds
-    );
-}
