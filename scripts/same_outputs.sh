@@ -10,7 +10,9 @@
 # tournament games with the material labeller, rows at the sibling and at the
 # leaf, features relation,material,kp (rows, row reports, manifest,
 # dataset.toml); and a fit of each (SVR primal and dual, the streaming
-# learner) plus a ranking fit on the records. Then compares every file. Wall
+# learner, with a prior) plus ranking fits on the records (the three step
+# rules, a leaf fit with an anchored prior) and the positions learner in
+# memory and streamed. Then compares every file. Wall
 # times (`seconds = ` in figures.toml, the *_seconds columns of rounds.csv) are
 # the only things masked. Exit status 0 when all are the same.
 # Measured: about 90 s on 2 shared cores.
@@ -43,7 +45,25 @@ run_all() {
         done
         "$bin" fit "$repo/fixtures/tournament" --method ranking --features relation,material \
             --epochs 2 --jobs 1 --out ranking.model >/dev/null 2>&1
-        "$bin" games "$repo/fixtures" >games.txt 2>&1
+        # The step rules (AdaGrad above, Adam and sign here), a prior with the
+        # material anchored, and the positions learner in memory and streamed.
+        for opt in adam sign; do
+            "$bin" fit "$repo/fixtures/tournament" --method ranking --features relation,material \
+                --epochs 2 --jobs 1 --optimizer "$opt" --out "ranking-$opt.model" >/dev/null 2>&1
+        done
+        "$bin" fit "$repo/fixtures/tournament" --method ranking --features relation,material \
+            --epochs 1 --jobs 1 --ranking-prior material --anchor-material --leaf \
+            --out ranking-leaf.model >/dev/null 2>&1
+        RAYON_NUM_THREADS=1 "$bin" fit x-sibling --prior material --monotone-hand --max-iter 5 \
+            --out svr-prior.model >/dev/null 2>&1
+        for chunk in 0 700; do
+            "$bin" fit "$repo/fixtures/tournament" --method positions --features relation,material,kp \
+                --epochs 3 --batch 256 --threads 1 --chunk "$chunk" --no-leaf-cache \
+                --out "positions-$chunk.model" >/dev/null 2>&1
+        done
+        # Files are read in parallel: the order of the warnings on stderr varies.
+        "$bin" games "$repo/fixtures" >games.txt 2>games.err
+        sort games.err -o games.err
     )
     # Wall times differ from run to run: mask them (figures.toml, the
     # *_seconds columns of rounds.csv, manifest.csv's seconds column), and the

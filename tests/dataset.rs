@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use kifulearn::extract::manifest::lines_without_seconds;
 use kifulearn::libsvm::dataset::DatasetInfo;
 use kifulearn::libsvm::read_paths_with_groups;
 
@@ -58,26 +59,9 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-/// The manifest's lines without `seconds` (column 6), sorted.
+/// The manifest's lines without `seconds`, sorted.
 fn manifest(dir: &Path) -> Vec<String> {
-    let mut r = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .from_path(dir.join("manifest.csv"))
-        .unwrap();
-    let mut lines: Vec<String> = r
-        .records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            rec.iter()
-                .enumerate()
-                .filter(|(i, _)| *i != 5)
-                .map(|(_, f)| f.to_string())
-                .collect::<Vec<_>>()
-                .join("|")
-        })
-        .collect();
-    lines.sort();
-    lines
+    lines_without_seconds(dir).unwrap()
 }
 
 fn names(dir: &Path) -> Vec<String> {

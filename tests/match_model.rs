@@ -11,7 +11,7 @@ use kifulearn::model::{write_meta, Model};
 /// The `material` feature set's weights for the built-in values, in model
 /// units (centipawns / 10000).
 fn material_weights() -> Vec<f64> {
-    kifulearn::features::Material::piece_values()
+    kifulearn::features::MaterialSet::piece_values()
         .iter()
         .map(|&v| f64::from(v) / 10_000.0)
         .collect()

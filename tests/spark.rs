@@ -230,26 +230,24 @@ fn the_spark_job_reads_both_dataset_layouts() {
             .args(extra);
         command.output().unwrap()
     };
-    let out = dry(&flat, &["--features", "kp", "--dimension", "999"]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // A dry run that must succeed: its stdout.
+    let dry_ok = |data: &Path, extra: &[&str]| {
+        let out = dry(data, extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let text = dry_ok(&flat, &["--features", "kp", "--dimension", "999"]);
     assert!(
         text.starts_with("files 1\ndimension 999\nfeatures kp\n"),
         "{text}"
     );
     assert!(text.trim_end().ends_with("flat/a.svm"), "{text}");
 
-    let out = dry(&nested, &[]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = dry_ok(&nested, &[]);
     assert!(
         text.starts_with("files 2\ndimension 104\nfeatures material\n"),
         "{text}"

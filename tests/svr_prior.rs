@@ -11,7 +11,7 @@ mod common;
 
 use std::path::Path;
 
-use kifulearn::features::{FeatureSet, Features, Material};
+use kifulearn::features::{FeatureSet, Features, MaterialSet};
 use kifulearn::model::Model;
 use kifulearn::train::positions::material_prior;
 
@@ -60,7 +60,7 @@ fn the_svr_prior_is_a_pull_toward_the_piece_values() {
     let offset = features
         .offset_of(kifulearn::features::BaseSet::Material)
         .unwrap() as usize;
-    let pieces = offset..offset + Material.dimension() as usize;
+    let pieces = offset..offset + MaterialSet.dimension() as usize;
     let w0: Vec<f64> = material_prior(&features)
         .iter()
         .map(|&w| f64::from(w) / 10_000.0)

@@ -288,8 +288,9 @@ fn fairy_stockfish_scores_are_sane_and_reproducible() {
 fn generate_with_a_fairy_stockfish_teacher_writes_its_scores() {
     let Some(fs) = fairy_stockfish() else { return };
     let dir = common::dir("teacher-generate");
-    let run = |out: &Path, teacher: bool| {
-        let mut args = vec![
+    // The same small generation, with `teacher` options added.
+    let args = |out: &Path, teacher: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = [
             "generate",
             "--out",
             out.to_str().unwrap(),
@@ -301,11 +302,20 @@ fn generate_with_a_fairy_stockfish_teacher_writes_its_scores() {
             "1",
             "--hash",
             "1",
-        ];
-        if teacher {
-            args.extend(["--teacher", fs.as_str(), "--teacher-depth", "3"]);
-        }
-        stdout_of(&args)
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(teacher.iter().map(|a| a.to_string()));
+        args
+    };
+    let run = |out: &Path, teacher: bool| {
+        let extra: &[&str] = if teacher {
+            &["--teacher", fs.as_str(), "--teacher-depth", "3"]
+        } else {
+            &[]
+        };
+        let args = args(out, extra);
+        stdout_of(&args.iter().map(String::as_str).collect::<Vec<_>>())
     };
     let ours = dir.join("ours");
     let taught = dir.join("taught");
@@ -336,23 +346,8 @@ fn generate_with_a_fairy_stockfish_teacher_writes_its_scores() {
         a.len()
     );
     // A rerun with another teacher depth is refused, naming the option.
-    let out = common::run(&[
-        "generate",
-        "--out",
-        taught.to_str().unwrap(),
-        "--depth",
-        "1",
-        "--positions",
-        "60",
-        "--chunk-games",
-        "1",
-        "--hash",
-        "1",
-        "--teacher",
-        &fs,
-        "--teacher-depth",
-        "4",
-    ]);
+    let args = args(&taught, &["--teacher", &fs, "--teacher-depth", "4"]);
+    let out = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--teacher-depth"), "{err}");

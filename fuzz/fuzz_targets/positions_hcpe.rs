@@ -1,24 +1,9 @@
 //! HCPE (38 bytes a record) files through `PositionReader`; every record it accepts encodes to the
-//! same bytes' meaning: encode, decode again, same record.
+//! same bytes' meaning: encode, decode again, same record (`kifulearn_fuzz::check_positions`).
 #![no_main]
-use kifulearn::positions::{PositionFormat, PositionReader};
+use kifulearn::positions::PositionFormat;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let format = PositionFormat::Hcpe;
-    for item in PositionReader::new(data, format) {
-        match item {
-            Ok(record) => {
-                let mut bytes = Vec::new();
-                format
-                    .encode(&record, &mut bytes)
-                    .expect("a record read encodes");
-                let back = format.decode(&bytes).expect("an encoded record decodes");
-                assert_eq!(back, record, "record changed by encode/decode");
-            }
-            Err(e) => {
-                let _ = e.to_string();
-            }
-        }
-    }
+    kifulearn_fuzz::check_positions(data, PositionFormat::Hcpe);
 });

@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+use kifulearn::positions::{PositionFormat, PositionReader};
 use kifulearn::record::{self, Game, RecordError};
 
 /// The file name the targets report in their errors.
@@ -102,5 +103,26 @@ pub fn round_trip(
     match &again[0] {
         Ok(back) => same_game(game, back, through),
         Err(e) => panic!("{through}: {written:?} does not read back: {e}"),
+    }
+}
+
+/// The position-file targets (HCPE, PackedSfenValue): reads `data` as records
+/// of `format` through `PositionReader`; every record it accepts encodes, and
+/// the bytes decode to the same record; errors format.
+pub fn check_positions(data: &[u8], format: PositionFormat) {
+    for item in PositionReader::new(data, format) {
+        match item {
+            Ok(record) => {
+                let mut bytes = Vec::new();
+                format
+                    .encode(&record, &mut bytes)
+                    .expect("a record read encodes");
+                let back = format.decode(&bytes).expect("an encoded record decodes");
+                assert_eq!(back, record, "record changed by encode/decode");
+            }
+            Err(e) => {
+                let _ = e.to_string();
+            }
+        }
     }
 }

@@ -77,7 +77,10 @@ impl Linear<crate::features::Features> {
             })
             .collect();
         if let Some(offset) = features.offset_of(crate::features::BaseSet::Material) {
-            for (i, v) in crate::features::Material::piece_values().iter().enumerate() {
+            for (i, v) in crate::features::MaterialSet::piece_values()
+                .iter()
+                .enumerate()
+            {
                 weights[offset as usize + i] = v / 10_000.0;
             }
         }
@@ -133,7 +136,7 @@ impl<F: FeatureSet + Sync> Evaluator for LinearView<'_, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{Features, Material as MaterialSet, RowBuilder};
+    use crate::features::{Features, MaterialSet, RowBuilder};
 
     #[test]
     fn evaluates_the_row_dot_product_from_the_side_to_move() {
@@ -200,7 +203,7 @@ mod tests {
         // a learned model that plays badly does so because of its weights.
         use crate::eval::Material;
         use crate::features::tests::floodgate_positions;
-        let w: Vec<f32> = crate::features::Material::piece_values();
+        let w: Vec<f32> = crate::features::MaterialSet::piece_values();
         let model = Linear {
             features: "material".parse::<Features>().unwrap(),
             weights: w.iter().map(|v| v / 10_000.0).collect(),

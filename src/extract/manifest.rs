@@ -207,6 +207,33 @@ pub(crate) fn log_line(log: &mut csv::Writer<fs::File>, report: &GameReport) -> 
     log.flush()
 }
 
+/// The manifest's lines (the header too), each without its `seconds` column
+/// and its fields joined by `|`, sorted: what two runs that did the same work
+/// have in common, whatever they took (resume, merge and a fresh run are
+/// checked against each other with it).
+pub fn lines_without_seconds(dir: &Path) -> io::Result<Vec<String>> {
+    let text = fs::read_to_string(dir.join(MANIFEST))?;
+    let mut lines = text
+        .lines()
+        .map(|l| {
+            let mut r = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(l.as_bytes());
+            let rec = r.records().next().transpose().map_err(io::Error::other)?;
+            Ok(rec
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != 5)
+                .map(|(_, f)| f.to_string())
+                .collect::<Vec<_>>()
+                .join("|"))
+        })
+        .collect::<io::Result<Vec<String>>>()?;
+    lines.sort();
+    Ok(lines)
+}
+
 /// The header of every manifest this version writes.
 pub fn manifest_header() -> &'static str {
     std::str::from_utf8(HEADER).unwrap_or_default().trim_end()

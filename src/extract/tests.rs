@@ -58,28 +58,6 @@ pub(crate) fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
-/// The manifest's lines without the `seconds` column, sorted.
-pub(crate) fn manifest_without_seconds(dir: &Path) -> Vec<String> {
-    let text = fs::read_to_string(dir.join(MANIFEST)).unwrap();
-    let mut lines: Vec<String> = text
-        .lines()
-        .map(|l| {
-            let mut r = csv::ReaderBuilder::new()
-                .has_headers(false)
-                .from_reader(l.as_bytes());
-            let rec = r.records().next().unwrap().unwrap();
-            rec.iter()
-                .enumerate()
-                .filter(|(i, _)| *i != 5)
-                .map(|(_, f)| f.to_string())
-                .collect::<Vec<_>>()
-                .join("|")
-        })
-        .collect();
-    lines.sort();
-    lines
-}
-
 #[test]
 fn rows_match_positions_and_labels_single_out_the_game_move() {
     let dir = scratch("rows");
@@ -329,8 +307,8 @@ fn changed_options_redo_every_game_and_say_why() {
     }
     assert_eq!(files(&dir), files(&fresh));
     assert_eq!(
-        manifest_without_seconds(&dir),
-        manifest_without_seconds(&fresh)
+        manifest::lines_without_seconds(&dir).unwrap(),
+        manifest::lines_without_seconds(&fresh).unwrap()
     );
     // Another feature set: redone again, and dataset.toml names the new set.
     let material: Features = "material".parse().unwrap();
@@ -413,8 +391,8 @@ fn three_shards_merged_equal_one_run_byte_for_byte() {
     merge::merge(&parts, &merged).unwrap();
     assert_eq!(files(&merged), files(&whole));
     assert_eq!(
-        manifest_without_seconds(&merged),
-        manifest_without_seconds(&whole)
+        manifest::lines_without_seconds(&merged).unwrap(),
+        manifest::lines_without_seconds(&whole).unwrap()
     );
     // Not all shards, or a shard twice: refused.
     let e = merge::merge(&parts[..2], &scratch("shards-bad")).unwrap_err();

@@ -1,9 +1,9 @@
 //! Readable names of feature indices, for weight reports. Each set decodes its
-//! own layout (`Relation::describe`, `Material::describe`, `Kp::describe`;
+//! own layout (`Relation::describe`, `MaterialSet::describe`, `Kp::describe`;
 //! the layouts are defined in `docs/features.md`); this file holds the shared
 //! words (kinds, squares) and the combination's dispatch.
 
-use super::{BaseSet, Features, PieceState, Relation};
+use super::{BaseSet, FeatureIndex, Features, PieceState, Relation};
 
 /// Kind codes in the order of the piece-kind numbers of `docs/features.md`.
 const KIND_CODES: [&str; 14] = [
@@ -66,6 +66,7 @@ pub fn relation_index(a_kind: u32, a_square: u32, b_kind: u32, b_square: u32) ->
         PieceState::new(a_kind, a_square),
         PieceState::new(b_kind, b_square),
     )
+    .get()
 }
 
 impl Features {
@@ -76,7 +77,7 @@ impl Features {
             .iter()
             .rev()
             .find(|&&(_, offset)| index > offset)?;
-        set.describe(index - offset)
+        set.describe(FeatureIndex(index - offset))
     }
 
     /// The index offset of the `relation` part, if the combination has one.
@@ -114,7 +115,7 @@ pub fn king_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::features::{Material, RELATION_DIMENSION};
+    use crate::features::{MaterialSet, RELATION_DIMENSION};
 
     fn parts(n: &FeatureName) -> [&str; 5] {
         [&n.piece_a, &n.square_a, &n.piece_b, &n.square_b, &n.name]
@@ -123,25 +124,31 @@ mod tests {
     #[test]
     fn relation_indices_of_the_worked_example_decode_to_their_pieces() {
         // docs/features.md, worked example, Black's view.
-        let n = Relation::describe(67_259).unwrap();
+        let n = Relation::describe(FeatureIndex(67_259)).unwrap();
         assert_eq!(
             parts(&n),
             ["own P", "4c", "opp G", "4b", "own P 4c -> opp G 4b"]
         );
         assert_eq!(n.set, "relation");
-        let n = Relation::describe(1_200_945).unwrap();
+        let n = Relation::describe(FeatureIndex(1_200_945)).unwrap();
         assert_eq!(parts(&n)[..4], ["own R", "5h", "opp P", "5c"]);
-        let n = Relation::describe(3_165_347).unwrap();
+        let n = Relation::describe(FeatureIndex(3_165_347)).unwrap();
         assert_eq!(parts(&n)[..4], ["opp S", "3a", "opp G", "4b"]);
         // White's view of the same position: P 4c → 6g (opponent's), g 4b → 6h (own).
-        let n = Relation::describe(2_687_957).unwrap();
+        let n = Relation::describe(FeatureIndex(2_687_957)).unwrap();
         assert_eq!(parts(&n)[..4], ["opp P", "6g", "own G", "6h"]);
         // The extremes: 1 is own P 1a → own P 1a, the last index opp +R 9i twice.
-        assert_eq!(parts(&Relation::describe(1).unwrap())[..2], ["own P", "1a"]);
-        let last = Relation::describe(RELATION_DIMENSION).unwrap();
+        assert_eq!(
+            parts(&Relation::describe(FeatureIndex(1)).unwrap())[..2],
+            ["own P", "1a"]
+        );
+        let last = Relation::describe(FeatureIndex(RELATION_DIMENSION)).unwrap();
         assert_eq!(parts(&last)[..4], ["opp +R", "9i", "opp +R", "9i"]);
-        assert_eq!(Relation::describe(0), None);
-        assert_eq!(Relation::describe(RELATION_DIMENSION + 1), None);
+        assert_eq!(Relation::describe(FeatureIndex(0)), None);
+        assert_eq!(
+            Relation::describe(FeatureIndex(RELATION_DIMENSION + 1)),
+            None
+        );
         assert_eq!(
             relation_index(
                 parse_kind("P", false).unwrap(),
@@ -155,7 +162,7 @@ mod tests {
 
     #[test]
     fn material_indices_have_readable_names() {
-        let name = |i| Material::describe(i).unwrap().name;
+        let name = |i| MaterialSet::describe(FeatureIndex(i)).unwrap().name;
         assert_eq!(name(1), "board own P");
         assert_eq!(name(8), "board own K");
         assert_eq!(name(22), "board opp K");
@@ -166,8 +173,11 @@ mod tests {
         assert_eq!(name(66), "hand own R #2");
         assert_eq!(name(67), "hand opp P #1");
         assert_eq!(name(104), "hand opp R #2");
-        assert_eq!(Material::describe(105), None);
-        assert_eq!(Material::describe(31).unwrap().piece_a, "own P");
+        assert_eq!(MaterialSet::describe(FeatureIndex(105)), None);
+        assert_eq!(
+            MaterialSet::describe(FeatureIndex(31)).unwrap().piece_a,
+            "own P"
+        );
     }
 
     #[test]

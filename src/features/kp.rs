@@ -11,7 +11,7 @@
 
 use super::describe::{kind_text, square_text, FeatureName};
 use super::relation::{Relation, RELATION_STATES};
-use super::state::{mirror_square, PieceState};
+use super::state::{mirror_square, FeatureIndex, PieceState};
 use super::{FeatureSet, FeatureSink};
 use crate::shogi::{Color, Piece, Position};
 
@@ -25,28 +25,28 @@ pub struct Kp;
 impl Kp {
     /// The index of `(king slot, king square, piece state)`, 1-based.
     #[inline(always)]
-    pub fn index(slot: u32, king_square: u32, state: PieceState) -> u32 {
-        (slot * 81 + king_square) * RELATION_STATES + state.0 + 1
+    pub fn index(slot: u32, king_square: u32, state: PieceState) -> FeatureIndex {
+        FeatureIndex((slot * 81 + king_square) * RELATION_STATES + state.0 + 1)
     }
 
     /// `(king slot, king square, piece state)` of an index.
     #[inline(always)]
-    pub fn decode(index: u32) -> (u32, u32, PieceState) {
-        let i = index - 1;
+    pub fn decode(index: FeatureIndex) -> (u32, u32, PieceState) {
+        let i = index.get() - 1;
         let (k, state) = (i / RELATION_STATES, i % RELATION_STATES);
         (k / 81, k % 81, PieceState(state))
     }
 
     /// The index of the left–right mirror image: the king's and the piece's squares reflected.
     #[inline(always)]
-    pub fn mirror(index: u32) -> u32 {
+    pub fn mirror(index: FeatureIndex) -> FeatureIndex {
         let (slot, king, state) = Self::decode(index);
         Self::index(slot, mirror_square(king), state.mirrored())
     }
 
     /// What an index stands for (`own K 5i : own G 4h`); `None` outside `1..=KP_DIMENSION`.
-    pub fn describe(index: u32) -> Option<FeatureName> {
-        if index == 0 || index > KP_DIMENSION {
+    pub fn describe(index: FeatureIndex) -> Option<FeatureName> {
+        if index.get() == 0 || index.get() > KP_DIMENSION {
             return None;
         }
         let (slot, king, state) = Self::decode(index);
@@ -111,20 +111,20 @@ mod tests {
         assert!(black.iter().all(|&(_, v)| v == 1.0));
         // Own king on 5i (square 4 × 9 + 8 = 44), own pawn on 7g (6 × 9 + 6 = 60):
         // slot 0, state = kind 0 × 81 + 60.
-        assert!(black.contains(&(Kp::index(0, 44, PieceState(60)), 1.0)));
+        assert!(black.contains(&(Kp::index(0, 44, PieceState(60)).get(), 1.0)));
         // The opponent's king on 5a (36) seen from Black; own pawn 7g in slot 1.
-        assert!(black.contains(&(Kp::index(1, 36, PieceState(60)), 1.0)));
+        assert!(black.contains(&(Kp::index(1, 36, PieceState(60)).get(), 1.0)));
         // The start position is symmetric under the 180° turn: White's row is Black's.
         assert_eq!(rows.build(&Kp, &pos, Color::White).to_vec(), black);
     }
 
     #[test]
     fn decode_inverts_index_and_mirror_is_an_involution() {
-        for index in [1, 2268, 2269, 81 * 2268, 81 * 2268 + 1, KP_DIMENSION] {
+        for index in [1, 2268, 2269, 81 * 2268, 81 * 2268 + 1, KP_DIMENSION].map(FeatureIndex) {
             let (slot, king, state) = Kp::decode(index);
             assert_eq!(Kp::index(slot, king, state), index);
             let m = BaseSet::Kp.mirror(index);
-            assert!((1..=KP_DIMENSION).contains(&m));
+            assert!((1..=KP_DIMENSION).contains(&m.get()));
             assert_eq!(BaseSet::Kp.mirror(m), index);
         }
         // Own king 5i stays on the centre file; a pawn on 7g goes to 3g.

@@ -1,6 +1,7 @@
 //! The dense `material` set: board piece counts and one feature per held piece.
 
 use super::describe::{kind_text, FeatureName};
+use super::state::FeatureIndex;
 use super::{FeatureSet, FeatureSink};
 use crate::shogi::{kind_index, Color, Piece, Position, KIND_ORDER};
 
@@ -31,10 +32,13 @@ pub const MATERIAL_DIMENSION: u32 = BOARD_COUNTS + 2 * HAND_PER_SIDE;
 /// other side's), then hand pieces one feature per held piece (29–66 the view
 /// side's, 67–104 the other side's; within a side P 1st…18th, L 1st…4th, N, S,
 /// G, B 1st–2nd, R 1st–2nd), so the k-th pawn in hand gets its own weight.
+///
+/// Named `MaterialSet` (the other sets are `Relation`, `Kp`) so that it is
+/// not read as [`crate::eval::Material`], the evaluator.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Material;
+pub struct MaterialSet;
 
-impl Material {
+impl MaterialSet {
     /// The runs of per-count hand features, as `(first index, length, view
     /// side's)`: one run per kind and side (the 1st…18th pawn, …, the 1st–2nd rook).
     pub fn hand_runs() -> impl Iterator<Item = (u32, u32, bool)> {
@@ -49,17 +53,18 @@ impl Material {
     }
 }
 
-impl Material {
+impl MaterialSet {
     /// The index of the left–right mirror image: `material` has no squares,
     /// so every index is its own.
     #[inline(always)]
-    pub fn mirror(index: u32) -> u32 {
+    pub fn mirror(index: FeatureIndex) -> FeatureIndex {
         index
     }
 
     /// What an index stands for (`board own P`, `hand opp R #2`); `None`
     /// outside `1..=MATERIAL_DIMENSION`.
-    pub fn describe(index: u32) -> Option<FeatureName> {
+    pub fn describe(index: FeatureIndex) -> Option<FeatureName> {
+        let index = index.get();
         let named = |piece_a: String, name: String| FeatureName {
             set: "material",
             piece_a,
@@ -89,7 +94,7 @@ impl Material {
     }
 }
 
-impl Material {
+impl MaterialSet {
     /// The built-in material evaluator's piece values (`shogi::piece_value`),
     /// in centipawns, laid out as this set's 104 indices (index `i + 1` at
     /// `i`): a linear model with these weights evaluates exactly as
@@ -119,7 +124,7 @@ impl Material {
     }
 }
 
-impl FeatureSet for Material {
+impl FeatureSet for MaterialSet {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
         let board = pos.board();
@@ -128,14 +133,14 @@ impl FeatureSet for Material {
             for (k, piece) in KIND_ORDER.into_iter().enumerate() {
                 let n = (board.pieces(piece) & own).len();
                 if n > 0 {
-                    sink.feature(1 + side as u32 * 14 + k as u32, n as f32);
+                    sink.feature(FeatureIndex(1 + side as u32 * 14 + k as u32), n as f32);
                 }
             }
             let mut base = FIRST_HAND + side as u32 * HAND_PER_SIDE;
             for (piece, most) in HAND_SLOTS {
                 let n = (pos.hand_count(color, piece) as u32).min(most);
                 for i in 0..n {
-                    sink.feature(base + i, 1.0);
+                    sink.feature(FeatureIndex(base + i), 1.0);
                 }
                 base += most;
             }

@@ -23,19 +23,19 @@ pub use describe::{
     kind_text, king_table, parse_kind, parse_square, relation_index, square_text, FeatureName,
 };
 pub use kp::{Kp, KP_DIMENSION};
-pub use material::{Material, MATERIAL_DIMENSION};
+pub use material::{MaterialSet, MATERIAL_DIMENSION};
 pub use relation::{
     attack_code, Relation, TypedRelation, ATTACK_CODES, RELATION_DIMENSION, RELATION_STATES,
     TYPED_RELATION_DIMENSION,
 };
-pub use state::{mirror_square, PieceState, PIECE_STATES};
+pub use state::{mirror_square, FeatureIndex, PieceState, PIECE_STATES};
 
 use crate::shogi::{Color, Position};
 
 /// Receives the features of one position, one `(index, value)` pair at a time.
 pub trait FeatureSink {
     /// One feature: `index` is 1-based; the same index may come more than once (values add).
-    fn feature(&mut self, index: u32, value: f32);
+    fn feature(&mut self, index: FeatureIndex, value: f32);
 }
 
 /// A set of features: the only code that knows what its features are.
@@ -92,8 +92,8 @@ impl RowBuilder {
 
 impl FeatureSink for RowBuilder {
     #[inline(always)]
-    fn feature(&mut self, index: u32, value: f32) {
-        self.pairs.push((index, value));
+    fn feature(&mut self, index: FeatureIndex, value: f32) {
+        self.pairs.push((index.get(), value));
     }
 }
 
@@ -115,8 +115,8 @@ impl<'a> DotSink<'a> {
 
 impl FeatureSink for DotSink<'_> {
     #[inline(always)]
-    fn feature(&mut self, index: u32, value: f32) {
-        if let Some(w) = self.weights.get(index as usize - 1) {
+    fn feature(&mut self, index: FeatureIndex, value: f32) {
+        if let Some(w) = self.weights.get(index.get() as usize - 1) {
             self.sum += w * value;
         }
     }
@@ -139,8 +139,8 @@ impl<'a> GradientSink<'a> {
 
 impl FeatureSink for GradientSink<'_> {
     #[inline(always)]
-    fn feature(&mut self, index: u32, value: f32) {
-        if let Some(g) = self.gradient.get_mut(index as usize - 1) {
+    fn feature(&mut self, index: FeatureIndex, value: f32) {
+        if let Some(g) = self.gradient.get_mut(index.get() as usize - 1) {
             *g += self.scale * value;
         }
     }
@@ -154,8 +154,9 @@ struct Offset<'a, S> {
 
 impl<S: FeatureSink> FeatureSink for Offset<'_, S> {
     #[inline(always)]
-    fn feature(&mut self, index: u32, value: f32) {
-        self.inner.feature(index + self.offset, value);
+    fn feature(&mut self, index: FeatureIndex, value: f32) {
+        self.inner
+            .feature(FeatureIndex(index.get() + self.offset), value);
     }
 }
 
@@ -169,9 +170,10 @@ struct Mirrored<'a, S> {
 
 impl<S: FeatureSink> FeatureSink for Mirrored<'_, S> {
     #[inline(always)]
-    fn feature(&mut self, index: u32, value: f32) {
+    fn feature(&mut self, index: FeatureIndex, value: f32) {
+        let canonical = self.set.canonical(index).get();
         self.inner
-            .feature(self.set.canonical(index) + self.offset, value);
+            .feature(FeatureIndex(canonical + self.offset), value);
     }
 }
 
@@ -210,7 +212,7 @@ impl BaseSet {
     fn dimension(self) -> u32 {
         match self {
             BaseSet::Relation => Relation.dimension(),
-            BaseSet::Material => Material.dimension(),
+            BaseSet::Material => MaterialSet.dimension(),
             BaseSet::Kp => Kp.dimension(),
             BaseSet::TypedRelation => TypedRelation.dimension(),
         }
@@ -221,7 +223,7 @@ impl BaseSet {
     fn visit<S: FeatureSink>(self, pos: &Position, view: Color, sink: &mut S) {
         match self {
             BaseSet::Relation => Relation.visit(pos, view, sink),
-            BaseSet::Material => Material.visit(pos, view, sink),
+            BaseSet::Material => MaterialSet.visit(pos, view, sink),
             BaseSet::Kp => Kp.visit(pos, view, sink),
             BaseSet::TypedRelation => TypedRelation.visit(pos, view, sink),
         }
@@ -229,12 +231,12 @@ impl BaseSet {
 
     /// The index (1-based, the part's own range) of the left–right mirror image
     /// of feature `index`: file f ↔ 10 − f for every square in it. Each set
-    /// owns its layout (`Relation::mirror`, `Material::mirror`, `Kp::mirror`).
+    /// owns its layout (`Relation::mirror`, `MaterialSet::mirror`, `Kp::mirror`).
     #[inline(always)]
-    pub fn mirror(self, index: u32) -> u32 {
+    pub fn mirror(self, index: FeatureIndex) -> FeatureIndex {
         match self {
             BaseSet::Relation => Relation::mirror(index),
-            BaseSet::Material => Material::mirror(index),
+            BaseSet::Material => MaterialSet::mirror(index),
             BaseSet::Kp => Kp::mirror(index),
             BaseSet::TypedRelation => TypedRelation::mirror(index),
         }
@@ -242,10 +244,10 @@ impl BaseSet {
 
     /// What feature `index` (1-based, the part's own range) stands for; each
     /// set decodes its own layout.
-    pub fn describe(self, index: u32) -> Option<FeatureName> {
+    pub fn describe(self, index: FeatureIndex) -> Option<FeatureName> {
         match self {
             BaseSet::Relation => Relation::describe(index),
-            BaseSet::Material => Material::describe(index),
+            BaseSet::Material => MaterialSet::describe(index),
             BaseSet::Kp => Kp::describe(index),
             BaseSet::TypedRelation => TypedRelation::describe(index),
         }
@@ -253,7 +255,7 @@ impl BaseSet {
 
     /// The representative of `index`'s mirror pair: the smaller of the two.
     #[inline(always)]
-    pub fn canonical(self, index: u32) -> u32 {
+    pub fn canonical(self, index: FeatureIndex) -> FeatureIndex {
         index.min(self.mirror(index))
     }
 }
@@ -304,7 +306,7 @@ impl Features {
         }
         for &(set, offset) in &self.parts {
             if index > offset && index <= offset + set.dimension() {
-                return set.canonical(index - offset) + offset;
+                return set.canonical(FeatureIndex(index - offset)).get() + offset;
             }
         }
         index

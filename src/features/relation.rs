@@ -3,7 +3,7 @@
 use haitaka::king_attacks;
 
 use super::describe::{kind_text, square_text, FeatureName};
-use super::state::{PieceState, PIECE_STATES};
+use super::state::{FeatureIndex, PieceState, PIECE_STATES};
 use super::{FeatureSet, FeatureSink};
 use crate::shogi::{kind_index, piece_value, Color, Effects, Piece, Position, Square};
 
@@ -80,14 +80,14 @@ impl Relation {
 
     /// The index (1-based) of the pair (A, B): `state(A) × 2268 + state(B) + 1`.
     #[inline(always)]
-    pub fn index(a: PieceState, b: PieceState) -> u32 {
-        a.0 * RELATION_STATES + b.0 + 1
+    pub fn index(a: PieceState, b: PieceState) -> FeatureIndex {
+        FeatureIndex(a.0 * RELATION_STATES + b.0 + 1)
     }
 
     /// The pair `(A, B)` of an index in `1..=RELATION_DIMENSION`.
     #[inline(always)]
-    pub fn decode(index: u32) -> (PieceState, PieceState) {
-        let i = index - 1;
+    pub fn decode(index: FeatureIndex) -> (PieceState, PieceState) {
+        let i = index.get() - 1;
         (
             PieceState(i / RELATION_STATES),
             PieceState(i % RELATION_STATES),
@@ -96,14 +96,14 @@ impl Relation {
 
     /// The index of the left–right mirror image: both squares reflected.
     #[inline(always)]
-    pub fn mirror(index: u32) -> u32 {
+    pub fn mirror(index: FeatureIndex) -> FeatureIndex {
         let (a, b) = Self::decode(index);
         Self::index(a.mirrored(), b.mirrored())
     }
 
     /// What an index stands for (`own P 4c -> opp G 4b`); `None` outside `1..=RELATION_DIMENSION`.
-    pub fn describe(index: u32) -> Option<FeatureName> {
-        if index == 0 || index > RELATION_DIMENSION {
+    pub fn describe(index: FeatureIndex) -> Option<FeatureName> {
+        if index.get() == 0 || index.get() > RELATION_DIMENSION {
             return None;
         }
         let (a, b) = Self::decode(index);
@@ -151,7 +151,9 @@ fn for_each_pair(pos: &Position, view: Color, mut emit: impl FnMut(u32, u8)) {
 impl FeatureSet for Relation {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
-        for_each_pair(pos, view, |pair, code| sink.feature(pair + 1, code as f32));
+        for_each_pair(pos, view, |pair, code| {
+            sink.feature(FeatureIndex(pair + 1), code as f32)
+        });
     }
 
     fn dimension(&self) -> u32 {
@@ -181,29 +183,29 @@ pub struct TypedRelation;
 impl TypedRelation {
     /// The index (1-based) of pair (A, B) with attack code `code` (1..=10).
     #[inline(always)]
-    pub fn index(a: PieceState, b: PieceState, code: u32) -> u32 {
-        (Relation::index(a, b) - 1) * ATTACK_CODES + code
+    pub fn index(a: PieceState, b: PieceState, code: u32) -> FeatureIndex {
+        FeatureIndex((Relation::index(a, b).get() - 1) * ATTACK_CODES + code)
     }
 
     /// The pair and attack code of an index in `1..=TYPED_RELATION_DIMENSION`.
     #[inline(always)]
-    pub fn decode(index: u32) -> (PieceState, PieceState, u32) {
-        let i = index - 1;
-        let (a, b) = Relation::decode(i / ATTACK_CODES + 1);
+    pub fn decode(index: FeatureIndex) -> (PieceState, PieceState, u32) {
+        let i = index.get() - 1;
+        let (a, b) = Relation::decode(FeatureIndex(i / ATTACK_CODES + 1));
         (a, b, i % ATTACK_CODES + 1)
     }
 
     /// The index of the left–right mirror image: both squares reflected, the same code.
     #[inline(always)]
-    pub fn mirror(index: u32) -> u32 {
+    pub fn mirror(index: FeatureIndex) -> FeatureIndex {
         let (a, b, code) = Self::decode(index);
         Self::index(a.mirrored(), b.mirrored(), code)
     }
 
     /// What an index stands for (`own P 4c -> opp G 4b code 5`); `None` outside
     /// `1..=TYPED_RELATION_DIMENSION`.
-    pub fn describe(index: u32) -> Option<FeatureName> {
-        if index == 0 || index > TYPED_RELATION_DIMENSION {
+    pub fn describe(index: FeatureIndex) -> Option<FeatureName> {
+        if index.get() == 0 || index.get() > TYPED_RELATION_DIMENSION {
             return None;
         }
         let (a, b, code) = Self::decode(index);
@@ -218,7 +220,7 @@ impl FeatureSet for TypedRelation {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
         for_each_pair(pos, view, |pair, code| {
-            sink.feature(pair * ATTACK_CODES + code as u32, 1.0)
+            sink.feature(FeatureIndex(pair * ATTACK_CODES + code as u32), 1.0)
         });
     }
 

@@ -1,7 +1,23 @@
-//! The two small coordinates every square-based set is built from: a square
-//! number and a piece state. Each set's layout (`relation`, `kp`) is written
+//! The small coordinates every square-based set is built from: a square
+//! number and a piece state; and what a set's layout maps them to, a
+//! [`FeatureIndex`]. Each set's layout (`relation`, `kp`) is written
 //! in these, so encoding, decoding, mirroring and describing an index agree
 //! by construction (`docs/features.md`).
+
+/// A feature's 1-based index in one set's own range (as in libsvm rows, and
+/// `weights[index − 1]`): what a set's `index` returns and its `decode`,
+/// `mirror` and `describe` take, so an index is not confused with the square
+/// numbers, piece states and king slots it is built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FeatureIndex(pub u32);
+
+impl FeatureIndex {
+    /// The index as a number (1-based).
+    #[inline(always)]
+    pub const fn get(self) -> u32 {
+        self.0
+    }
+}
 
 /// Number of piece states: 28 kinds (14 per side) × 81 squares.
 pub const PIECE_STATES: u32 = 28 * 81;

@@ -137,7 +137,7 @@ fn material_counts_and_hand_slots() {
     // Black: K, 2 pawns on board, 3 pawns and a rook in hand; White: K, gold, 1 pawn in hand.
     let pos = Position::from_sfen("k8/1g7/9/9/9/9/PP7/9/K8 b R3Pp 1").unwrap();
     let mut b = RowBuilder::new();
-    let row = b.build(&Material, &pos, B).to_vec();
+    let row = b.build(&MaterialSet, &pos, B).to_vec();
     assert_eq!(
         row,
         vec![
@@ -152,7 +152,7 @@ fn material_counts_and_hand_slots() {
             (67, 1.0), // other side's 1st pawn in hand (29 + 38)
         ]
     );
-    let row = b.build(&Material, &pos, W).to_vec();
+    let row = b.build(&MaterialSet, &pos, W).to_vec();
     assert_eq!(
         row,
         vec![
@@ -182,7 +182,7 @@ fn combined_sets_use_offsets_in_named_order() {
     let pos = Position::startpos();
     let mut b = RowBuilder::new();
     let rel = b.build(&Relation, &pos, B).to_vec();
-    let mat = b.build(&Material, &pos, B).to_vec();
+    let mat = b.build(&MaterialSet, &pos, B).to_vec();
     let row = b.build(&both, &pos, B).to_vec();
     let mut expected = rel.clone();
     expected.extend(mat.iter().map(|&(i, v)| (i + 5_143_824, v)));
@@ -203,7 +203,7 @@ fn row_builder_sums_duplicates_and_drops_zeros() {
     impl FeatureSet for Raw {
         fn visit<S: FeatureSink>(&self, _: &Position, _: Color, sink: &mut S) {
             for (i, v) in [(9, 1.0), (3, 2.0), (9, 4.0), (5, 1.0), (5, -1.0), (1, 0.0)] {
-                sink.feature(i, v);
+                sink.feature(FeatureIndex(i), v);
             }
         }
         fn dimension(&self) -> u32 {
@@ -371,7 +371,9 @@ fn mirror_maps_relation_pairs_onto_each_other() {
         2_687_957,
         3_165_347,
         RELATION_DIMENSION,
-    ] {
+    ]
+    .map(FeatureIndex)
+    {
         let m = set.mirror(index);
         assert_eq!(set.mirror(m), index);
         let (a, b) = (
@@ -386,18 +388,21 @@ fn mirror_maps_relation_pairs_onto_each_other() {
             let file = sq.as_bytes()[0] - b'0';
             format!("{}{}", 10 - file, &sq[1..])
         };
-        assert_eq!(b.square_a, reflect(&a.square_a), "{index}");
-        assert_eq!(b.square_b, reflect(&a.square_b), "{index}");
+        assert_eq!(b.square_a, reflect(&a.square_a), "{index:?}");
+        assert_eq!(b.square_b, reflect(&a.square_b), "{index:?}");
     }
     // The worked example's own P 4c -> opp G 4b pairs with own P 6c -> opp G 6b.
     assert_eq!(
-        Relation::describe(set.mirror(67_259)).unwrap().name,
+        Relation::describe(set.mirror(FeatureIndex(67_259)))
+            .unwrap()
+            .name,
         "own P 6c -> opp G 6b"
     );
     // Pieces on the centre file are their own mirror image.
-    let centre = state(B, B, "P", "5g") * RELATION_STATES + state(B, B, "K", "5i") + 1;
+    let centre =
+        FeatureIndex(state(B, B, "P", "5g") * RELATION_STATES + state(B, B, "K", "5i") + 1);
     assert_eq!(set.mirror(centre), centre);
-    for index in [1, 105, 104] {
+    for index in [1, 105, 104].map(FeatureIndex) {
         assert_eq!(BaseSet::Material.mirror(index), index);
     }
 }
@@ -466,6 +471,7 @@ fn typed_relation_folds_each_attack_code_into_the_index() {
                 .collect();
             assert_eq!(typed, folded, "{}", pos.to_sfen());
             for &(i, _) in &typed {
+                let i = FeatureIndex(i);
                 let (s_a, s_b, code) = TypedRelation::decode(i);
                 assert_eq!(TypedRelation::index(s_a, s_b, code), i);
                 codes[code as usize] += 1;
@@ -485,14 +491,17 @@ fn typed_relation_folds_each_attack_code_into_the_index() {
         "{codes:?}"
     );
     let named = TypedRelation::describe(TypedRelation::index(
-        Relation::decode(67_259).0,
-        Relation::decode(67_259).1,
+        Relation::decode(FeatureIndex(67_259)).0,
+        Relation::decode(FeatureIndex(67_259)).1,
         7,
     ))
     .unwrap();
     assert_eq!(named.name, "own P 4c -> opp G 4b code 7");
     assert_eq!(named.set, "relation-typed");
-    assert_eq!(TypedRelation::describe(TYPED_RELATION_DIMENSION + 1), None);
+    assert_eq!(
+        TypedRelation::describe(FeatureIndex(TYPED_RELATION_DIMENSION + 1)),
+        None
+    );
     let f: Features = "relation-typed,material".parse().unwrap();
     assert_eq!(f.dimension(), TYPED_RELATION_DIMENSION + MATERIAL_DIMENSION);
 }

@@ -536,6 +536,24 @@ pub fn read_file(path: &Path) -> FileGames {
     }
 }
 
+/// The games of record files or folders (`paths`, as [`find_record_files`]
+/// lists them), read in parallel; an unreadable game is reported on stderr
+/// (`skipped: …`) and left out, and no game at all is an error naming `paths`.
+/// The learners' one reader of `RECORDS...` arguments.
+pub fn read_games(paths: &[PathBuf]) -> Result<Vec<Game>, String> {
+    use rayon::prelude::*;
+    let files = find_record_files(paths).map_err(|e| e.to_string())?;
+    let games: Vec<Game> = files
+        .par_iter()
+        .flat_map_iter(|f| read_file(f).games)
+        .filter_map(|g| g.map_err(|e| eprintln!("skipped: {e}")).ok())
+        .collect();
+    if games.is_empty() {
+        return Err(format!("no game could be read from {paths:?}"));
+    }
+    Ok(games)
+}
+
 /// The record files under `paths` (files as given; folders recursively, sorted by
 /// path), skipping hidden files, Kisen `.idx` companions and README/license texts.
 ///
@@ -635,4 +653,24 @@ fn is_record_name(p: &Path) -> bool {
         ext.as_deref(),
         Some("csa" | "kif" | "kifu" | "ki2" | "ki2u" | "kis" | "kisen" | "usi" | "sfen")
     )
+}
+
+#[cfg(test)]
+mod read_games_tests {
+    use super::*;
+
+    #[test]
+    fn every_game_of_a_folder_and_an_error_naming_paths_without_one() {
+        let folder = crate::testdata::fixture("tournament");
+        let games = read_games(std::slice::from_ref(&folder)).unwrap();
+        let files = find_record_files(std::slice::from_ref(&folder)).unwrap();
+        assert_eq!(games.len(), files.len());
+        assert!(games.iter().all(|g| !g.moves.is_empty()));
+        let empty = std::env::temp_dir().join(format!("kifulearn-no-games-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap();
+        let err = read_games(std::slice::from_ref(&empty)).unwrap_err();
+        std::fs::remove_dir_all(&empty).unwrap();
+        assert!(err.starts_with("no game could be read from"), "{err}");
+        assert!(err.contains("kifulearn-no-games"), "{err}");
+    }
 }

@@ -10,7 +10,7 @@
 //! from the sign of the data's Pearson correlation and so cannot impose a
 //! fixed direction, and which works on a dense one-column dataset per run.
 
-use crate::features::{BaseSet, Features, Material};
+use crate::features::{BaseSet, Features, MaterialSet};
 
 /// Replaces `values` by the non-increasing sequence closest to them in
 /// `Σ weights[i] (values[i] − fitted[i])²` (pool adjacent violators; weights
@@ -54,7 +54,7 @@ pub fn non_increasing(values: &mut [f64], weights: &[f64]) -> usize {
 pub fn monotone_hand(features: &Features, w: &mut [f64], counts: Option<&[f64]>) -> Option<usize> {
     let offset = features.offset_of(BaseSet::Material)? as usize;
     let mut changed = 0;
-    for (first, len, own) in Material::hand_runs() {
+    for (first, len, own) in MaterialSet::hand_runs() {
         let lo = offset + first as usize - 1;
         let range = lo..lo + len as usize;
         if range.end > w.len() {
@@ -79,7 +79,7 @@ pub fn hand_is_monotone(features: &Features, w: &[f64]) -> bool {
     let Some(offset) = features.offset_of(BaseSet::Material) else {
         return true;
     };
-    Material::hand_runs().all(|(first, len, own)| {
+    MaterialSet::hand_runs().all(|(first, len, own)| {
         let lo = offset as usize + first as usize - 1;
         let run = &w[lo..(lo + len as usize).min(w.len())];
         let sign = if own { 1.0 } else { -1.0 };
@@ -156,7 +156,7 @@ mod tests {
 
     #[test]
     fn hand_runs_cover_the_hand_indices_once_in_order() {
-        let runs: Vec<(u32, u32, bool)> = Material::hand_runs().collect();
+        let runs: Vec<(u32, u32, bool)> = MaterialSet::hand_runs().collect();
         assert_eq!(runs.len(), 14);
         let mut next = 29;
         for &(first, len, _) in &runs {

@@ -10,6 +10,9 @@
 //!   read one game at a time.
 //! - [`positions`]: Texel/elmo-style regression on scored positions.
 //! - [`isotonic`]: hand-count monotonicity after any fit.
+//! - [`prior`]: the weights a learner starts from and is pulled towards.
+//! - [`step`]: the step rule (AdaGrad, Adam, sign) the ranking and positions
+//!   learners share.
 //!
 //! The SVR's names are re-exported here (`train::SvrParams`, …), where
 //! callers have always found them.
@@ -20,7 +23,9 @@ pub mod newton;
 pub mod objective;
 pub mod positions;
 pub mod positions_stream;
+pub mod prior;
 pub mod ranking;
+pub mod step;
 pub mod streaming;
 pub mod svr;
 

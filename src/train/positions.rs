@@ -43,42 +43,21 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::step::{self, Optimizer, Stepper};
 use super::TrainError;
 use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
-use crate::features::{BaseSet, FeatureSet, FeatureSink, Features, Material};
+use crate::features::{BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, MaterialSet};
 use crate::model::Model;
 use crate::rng::SplitMix64;
-use crate::shogi::{Color, Position};
+use crate::shogi::Position;
 
-/// One training position: the position, its teacher score and its game's result.
-#[derive(Clone, Debug)]
-pub struct Sample {
-    /// The position (any side to move).
-    pub position: Position,
-    /// The teacher's score for the side to move, centipawns.
-    pub score: i32,
-    /// 1 when the side to move won the game, ½ for a draw, 0 for a loss; `None` unknown.
-    pub result: Option<f32>,
-}
+pub use super::prior::{material_prior, model_prior, named_prior};
+pub use samples::{
+    result_for, samples_from_games, samples_from_position_files, split_position_paths, Sample,
+};
 
-impl Sample {
-    /// A position file's record as a sample: its score (clamped to
-    /// ±[`crate::eval::EVAL_LIMIT`]) is the teacher score and its result the result.
-    pub fn from_record(r: crate::positions::PositionRecord) -> Self {
-        use crate::positions::GameResult as R;
-        Sample {
-            score: i32::from(r.score).clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT),
-            result: match r.result {
-                R::Win => Some(1.0),
-                R::Loss => Some(0.0),
-                R::Draw => Some(0.5),
-                R::Unknown => None,
-            },
-            position: r.position,
-        }
-    }
-}
+mod samples;
 
 /// Leaf rows in compressed sparse form, with their signs and targets.
 #[derive(Clone, Debug, Default)]
@@ -96,8 +75,8 @@ struct Push<'a>(&'a mut Leaves);
 
 impl FeatureSink for Push<'_> {
     #[inline(always)]
-    fn feature(&mut self, index: u32, value: f32) {
-        self.0.index.push(index - 1);
+    fn feature(&mut self, index: FeatureIndex, value: f32) {
+        self.0.index.push(index.get() - 1);
         self.0.value.push(value);
     }
 }
@@ -305,37 +284,6 @@ impl PositionsParams {
     }
 }
 
-/// The material evaluator as a prior over `features`: its piece values on the
-/// `material` part (if any), 0 elsewhere, in centipawns.
-pub fn material_prior(features: &Features) -> Vec<f32> {
-    let mut w = vec![0.0f32; features.dimension() as usize];
-    if let Some(offset) = features.offset_of(BaseSet::Material) {
-        let values = Material::piece_values();
-        w[offset as usize..offset as usize + values.len()].copy_from_slice(&values);
-    }
-    w
-}
-
-/// A prior from a model file's weights (model units → centipawns), sized to `features`.
-pub fn model_prior(features: &Features, model: &Model) -> Vec<f32> {
-    let mut w = vec![0.0f32; features.dimension() as usize];
-    for (d, &m) in w.iter_mut().zip(&model.w) {
-        *d = (m * 10_000.0) as f32;
-    }
-    w
-}
-
-/// A prior named on the command line or in a recipe, in centipawns over
-/// `features`: `material` ([`material_prior`]), `zero`, or a model file's path
-/// ([`model_prior`]). One reader for every learner that takes `--prior`.
-pub fn named_prior(features: &Features, name: &str) -> Result<Vec<f32>, crate::model::ModelError> {
-    Ok(match name {
-        "material" => material_prior(features),
-        "zero" => vec![0.0; features.dimension() as usize],
-        path => model_prior(features, &Model::load(std::path::Path::new(path))?),
-    })
-}
-
 /// Loss over a set of leaves.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LeafLoss {
@@ -435,26 +383,46 @@ pub fn loss(weights: &[f32], leaves: &Leaves, params: &PositionsParams) -> LeafL
     }
 }
 
-const BLOCK: usize = 1 << 14;
-
-/// The Adam steps over mini-batches of leaves: weights, moments and one
-/// gradient buffer per thread. One step rule for the in-memory [`fit`] and
-/// the streaming learner ([`super::positions_stream`]), so both take the
-/// same steps on the same batches.
-pub(crate) struct Stepper<'a> {
+/// The Adam steps over mini-batches of leaves: weights, the step rule's
+/// state ([`Stepper`]) and one gradient buffer per thread. One descent for
+/// the in-memory [`fit`] and the streaming learner
+/// ([`super::positions_stream`]), so both take the same steps on the same
+/// batches.
+pub(crate) struct Descent<'a> {
     prior: &'a [f32],
     params: &'a PositionsParams,
     frozen: Vec<bool>,
     pub(crate) weights: Vec<f32>,
     buffers: Vec<Vec<f32>>,
-    m1: Vec<f32>,
-    m2: Vec<f32>,
-    steps: i32,
+    stepper: Stepper,
     total_steps: usize,
     target: Target,
 }
 
-impl<'a> Stepper<'a> {
+/// The positions learner's side of a step: the sum starts at 0; frozen
+/// coordinates do not move; `μ(w − w0)` is added; a coordinate with no
+/// gradient and no momentum stays.
+struct Pull<'a> {
+    frozen: &'a [bool],
+    prior: &'a [f32],
+    mu: f32,
+}
+
+impl step::Pull for Pull<'_> {
+    fn start(&self, _: usize, _: f32) -> f32 {
+        0.0
+    }
+
+    fn finish(&self, j: usize, w: f32, g: f32, moment: f32) -> Option<f32> {
+        if self.frozen[j] {
+            return None;
+        }
+        let g = g + self.mu * (w - self.prior[j]);
+        (g != 0.0 || moment != 0.0).then_some(g)
+    }
+}
+
+impl<'a> Descent<'a> {
     /// Starts at `prior` (checked against `features`); `total_steps` paces
     /// `final_rate`'s decay.
     pub(crate) fn new(
@@ -474,7 +442,7 @@ impl<'a> Stepper<'a> {
         if params.anchor_material {
             if let Some(offset) = features.offset_of(BaseSet::Material) {
                 let o = offset as usize;
-                frozen[o..o + Material.dimension() as usize].fill(true);
+                frozen[o..o + MaterialSet.dimension() as usize].fill(true);
             }
         }
         let threads = rayon::current_num_threads().max(1);
@@ -484,9 +452,8 @@ impl<'a> Stepper<'a> {
             frozen,
             weights: prior.to_vec(),
             buffers: (0..threads).map(|_| vec![0.0; n]).collect(),
-            m1: vec![0.0f32; n],
-            m2: vec![0.0f32; n],
-            steps: 0,
+            // ε is tiny: per-position mean gradients of rare features are ~1e-9.
+            stepper: Stepper::new(Optimizer::Adam, n, 1e-20),
             total_steps: total_steps.max(1),
             target: Target {
                 lambda: params.lambda,
@@ -511,7 +478,6 @@ impl<'a> Stepper<'a> {
     /// squared score error), summed per thread in a fixed order.
     pub(crate) fn step(&mut self, train: &Leaves, batch: &[usize]) -> (f64, f64, f64) {
         let params = self.params;
-        let n = self.weights.len();
         let threads = self.buffers.len();
         let per = batch.len().div_ceil(threads);
         let scale = 1.0 / (batch.len() as f64 * params.eval_k);
@@ -541,45 +507,14 @@ impl<'a> Stepper<'a> {
                 sums
             })
             .collect();
-        let rate = self.rate_at(self.steps as usize);
-        self.steps += 1;
-        let steps = self.steps;
-        let (c1, c2) = (1.0 - 0.9f32.powi(steps), 1.0 - 0.999f32.powi(steps));
-        let mut grads: Vec<Vec<&mut [f32]>> = (0..n.div_ceil(BLOCK)).map(|_| Vec::new()).collect();
-        for buffer in self.buffers.iter_mut() {
-            for (b, chunk) in buffer.chunks_mut(BLOCK).enumerate() {
-                grads[b].push(chunk);
-            }
-        }
-        let (frozen, prior) = (&self.frozen, self.prior);
-        let mu = params.mu as f32;
-        self.weights
-            .par_chunks_mut(BLOCK)
-            .zip(self.m1.par_chunks_mut(BLOCK))
-            .zip(self.m2.par_chunks_mut(BLOCK))
-            .zip(grads)
-            .enumerate()
-            .for_each(|(b, (((w, s1), s2), mut parts))| {
-                let base = b * BLOCK;
-                for j in 0..w.len() {
-                    let mut g = 0.0;
-                    for part in parts.iter_mut() {
-                        g += std::mem::take(&mut part[j]);
-                    }
-                    if frozen[base + j] {
-                        continue;
-                    }
-                    let away = w[j] - prior[base + j];
-                    g += mu * away;
-                    if g == 0.0 && s1[j] == 0.0 {
-                        continue;
-                    }
-                    s1[j] = 0.9 * s1[j] + 0.1 * g;
-                    s2[j] = 0.999 * s2[j] + 0.001 * g * g;
-                    // ε is tiny: per-position mean gradients of rare features are ~1e-9.
-                    w[j] -= rate * (s1[j] / c1) / ((s2[j] / c2).sqrt() + 1e-20);
-                }
-            });
+        let rate = self.rate_at(self.stepper.steps());
+        let pull = Pull {
+            frozen: &self.frozen,
+            prior: self.prior,
+            mu: params.mu as f32,
+        };
+        self.stepper
+            .apply(&mut self.weights, &mut self.buffers, rate, &pull);
         sums.into_iter()
             .fold((0.0, 0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1, a.2 + b.2))
     }
@@ -615,7 +550,7 @@ pub fn fit(
         return Err(TrainError::Data("no training position".into()));
     }
     let total_steps = params.epochs * train.len().div_ceil(params.batch);
-    let mut stepper = Stepper::new(features, prior, params, total_steps)?;
+    let mut stepper = Descent::new(features, prior, params, total_steps)?;
     let mut order: Vec<usize> = (0..train.len()).collect();
     let mut rng = SplitMix64(params.seed);
     let mut reports = Vec::with_capacity(params.epochs + 1);
@@ -648,178 +583,5 @@ pub fn fit(
     })
 }
 
-/// The result of a game for the side to move `side`: 1 won, ½ draw, 0 lost.
-pub fn result_for(result: crate::record::GameResult, side: Color) -> Option<f32> {
-    use crate::record::GameResult as R;
-    match (result, side) {
-        (R::BlackWin, Color::Black) | (R::WhiteWin, Color::White) => Some(1.0),
-        (R::BlackWin, Color::White) | (R::WhiteWin, Color::Black) => Some(0.0),
-        (R::Draw, _) => Some(0.5),
-        (R::Unknown, _) => None,
-    }
-}
-
-/// The positions of `games` (plies `skip..`, the last position included), each
-/// scored by a `depth`-ply search with `teacher` (quiescence below; repetitions
-/// of the game before the position are known to it), in order.
-pub fn samples_from_games<E: Evaluator>(
-    games: &[crate::record::Game],
-    teacher: &E,
-    depth: u32,
-    skip: usize,
-    progress: impl Fn() + Sync,
-) -> Vec<Sample> {
-    use crate::engine::search::game_path;
-    games
-        .par_iter()
-        .map(|game| {
-            let mut table = TranspositionTable::new(4);
-            let control = Control::new();
-            let path = game_path(&game.start, &game.moves);
-            let mut out = Vec::new();
-            for (ply, (pos, _)) in game.positions().enumerate() {
-                if ply < skip || !pos.has_legal_move() {
-                    continue;
-                }
-                let mut searcher = Searcher::new(teacher, &mut table, &control, Limits::default());
-                let score = searcher.value(&pos, &path[..ply], depth);
-                out.push(Sample {
-                    score: score.clamp(-crate::eval::EVAL_LIMIT, crate::eval::EVAL_LIMIT),
-                    result: result_for(game.result, pos.side_to_move()),
-                    position: pos,
-                });
-            }
-            progress();
-            out
-        })
-        .flatten()
-        .collect()
-}
-
-/// The position files (PackedSfenValue `.psv`/`.bin`, HCPE `.hcpe`) under
-/// `paths` (files, or folders searched recursively), sorted; and the paths
-/// that hold none (record files or folders, for the game readers).
-pub fn split_position_paths(
-    paths: &[std::path::PathBuf],
-) -> std::io::Result<(Vec<std::path::PathBuf>, Vec<std::path::PathBuf>)> {
-    use crate::positions::PositionFormat;
-    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
-        let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-        entries.sort_by_key(|e| e.path());
-        for e in entries {
-            let p = e.path();
-            let kind = e.file_type()?;
-            if kind.is_dir() {
-                walk(&p, out)?;
-            } else if kind.is_file() && PositionFormat::from_path(&p).is_some() {
-                out.push(p);
-            }
-        }
-        Ok(())
-    }
-    let (mut positions, mut records) = (Vec::new(), Vec::new());
-    for p in paths {
-        if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found)?;
-            if found.is_empty() {
-                records.push(p.clone());
-            } else {
-                positions.extend(found);
-            }
-        } else if PositionFormat::from_path(p).is_some() {
-            positions.push(p.clone());
-        } else {
-            records.push(p.clone());
-        }
-    }
-    Ok((positions, records))
-}
-
-/// Samples from position files: each record's score (the generator's or a
-/// teacher's search) is the teacher score and its result the result. Records
-/// that do not decode are skipped and counted; an unreadable file is an error.
-pub fn samples_from_position_files(
-    files: &[std::path::PathBuf],
-) -> Result<(Vec<Sample>, u64), crate::positions::PositionError> {
-    use crate::positions::read_positions;
-    let mut samples = Vec::new();
-    let mut bad = 0;
-    for f in files {
-        for record in read_positions(f)? {
-            match record {
-                Ok(r) => samples.push(Sample::from_record(r)),
-                Err(_) => bad += 1,
-            }
-        }
-    }
-    Ok((samples, bad))
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recovers_doubled_piece_values_from_quiescence_scores() {
-        // Teacher score = 2 × the material quiescence value: the positions learner,
-        // starting from zero and free to move the material part, must find weights
-        // that reproduce it (doubled piece values) at the leaves. Full-batch Adam,
-        // so the steps are exact gradients; 600 steps of at most 8 cp reach the
-        // doubled rook (1980 cp).
-        let features: Features = "material".parse().unwrap();
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/floodgate-30.sfen"
-        ))
-        .unwrap();
-        let path = std::path::Path::new("floodgate-30.sfen");
-        let mut samples = Vec::new();
-        let mut table = TranspositionTable::new(1);
-        let control = Control::new();
-        for game in crate::record::usi::read(&text, path) {
-            let game = game.unwrap();
-            for (pos, _) in game.positions() {
-                let mut s = Searcher::new(
-                    &crate::eval::Material,
-                    &mut table,
-                    &control,
-                    Limits::default(),
-                );
-                let score = 2 * s.value(&pos, &[], 0);
-                samples.push(Sample {
-                    position: pos,
-                    score,
-                    result: None,
-                });
-            }
-        }
-        let leaves = Leaves::build(&features, &crate::eval::Material, &samples);
-        let prior = vec![0.0; features.dimension() as usize];
-        let params = PositionsParams {
-            epochs: 600,
-            batch: samples.len(),
-            rate: 8.0,
-            final_rate: Some(0.0),
-            // A wide logistic: near-linear over these scores, so the large
-            // imbalances do not sit on its flat tails.
-            eval_k: 5000.0,
-            lambda: 0.0,
-            mu: 0.0,
-            anchor_material: false,
-            ..Default::default()
-        };
-        // The leaves, views and signs are right: doubled piece values explain
-        // every score exactly.
-        let doubled: Vec<f32> = material_prior(&features).iter().map(|w| 2.0 * w).collect();
-        assert_eq!(loss(&doubled, &leaves, &params).score_mse, 0.0);
-        assert!(loss(&prior, &leaves, &params).score_mse > 1000.0);
-        let fit = fit(&features, &leaves, None, &prior, &params, |_| {}).unwrap();
-        let first = fit.epochs[0].train.score_mse.sqrt();
-        let last = fit.epochs.last().unwrap().train.score_mse.sqrt();
-        // And the learner moves towards them from zero (first-order steps on
-        // counts that piece conservation makes collinear converge slowly, so
-        // the bound is loose).
-        assert!(last < 0.6 * first, "rmse {first} -> {last}");
-    }
-}
+mod tests;

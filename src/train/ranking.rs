@@ -41,6 +41,7 @@ use std::time::Instant;
 use linfa::ParamGuard;
 use rayon::prelude::*;
 
+use super::step::{self, Stepper};
 use super::TrainError;
 use crate::eval::hit_probability;
 use crate::extract::in_ply_range;
@@ -50,28 +51,10 @@ use crate::record::Game;
 use crate::rng::SplitMix64;
 use crate::shogi::{Move, Position};
 
-/// The step rule applied to each batch gradient `g`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Optimizer {
-    /// `G += g²; w −= rate · g / (√G + 1e-8)` (Duchi et al. 2011), per coordinate.
-    AdaGrad,
-    /// Adam (Kingma & Ba 2015) with β₁ = 0.9, β₂ = 0.999, ε = 1e-8 and bias correction.
-    Adam,
-    /// Bonanza's step: `w −= rate · sign(g)`.
-    Sign,
-}
+pub use super::step::Optimizer;
 
 impl Optimizer {
-    /// The name on the command line and in `MODEL.meta.toml`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Optimizer::AdaGrad => "adagrad",
-            Optimizer::Adam => "adam",
-            Optimizer::Sign => "sign",
-        }
-    }
-
-    /// The step size used when none is given, in model units.
+    /// The ranking learner's step size when none is given, in model units.
     pub fn default_rate(self) -> f64 {
         match self {
             Optimizer::AdaGrad => 0.002,
@@ -256,7 +239,7 @@ impl RankingParams {
         self
     }
     /// [`RankingParams::prior`] from a prior's name (`material`, `zero` or a
-    /// model file: [`crate::train::positions::named_prior`]), with the
+    /// model file: [`crate::train::prior::named_prior`]), with the
     /// `material` part of `features` kept at it when `anchor_material`
     /// ([`RankingParams::frozen`]). One reading of a ranking prior for `fit`
     /// and for recipes.
@@ -267,7 +250,7 @@ impl RankingParams {
         anchor_material: bool,
     ) -> Result<Self, String> {
         use crate::features::BaseSet;
-        let w0: Vec<f32> = crate::train::positions::named_prior(features, name)
+        let w0: Vec<f32> = crate::train::prior::named_prior(features, name)
             .map_err(|e| e.to_string())?
             .into_iter()
             .map(|w| w / 10_000.0)
@@ -277,7 +260,7 @@ impl RankingParams {
             let offset = features.offset_of(BaseSet::Material).ok_or_else(|| {
                 format!("anchoring the piece values needs a material part in the features (got {features})")
             })? as usize;
-            p = p.frozen(offset..offset + crate::features::Material.dimension() as usize);
+            p = p.frozen(offset..offset + crate::features::MaterialSet.dimension() as usize);
         }
         Ok(p)
     }
@@ -626,7 +609,7 @@ impl RankingValidParams {
             }
             None => vec![0.0f32; n],
         };
-        let mut step = Stepper::new(self.optimizer, self.rate(), n);
+        let mut step = Stepper::new(self.optimizer, n, 1e-8);
         let mut buffers: Vec<Vec<f32>> = (0..threads).map(|_| vec![0.0; n]).collect();
         let mut order: Vec<usize> = (0..games.len()).collect();
         let mut rng = SplitMix64(self.seed);
@@ -653,13 +636,12 @@ impl RankingValidParams {
                     })
                     .reduce(Score::default, Score::merge);
                 let share = batch_score.positions as f64 / total_positions as f64;
-                step.apply(
-                    &mut weights,
-                    &mut buffers,
-                    (2.0 * self.lambda * share) as f32,
-                    self.prior.as_deref(),
-                    self.frozen.clone(),
-                );
+                let pull = Pull {
+                    reg: (2.0 * self.lambda * share) as f32,
+                    prior: self.prior.as_deref(),
+                    frozen: self.frozen.clone().unwrap_or(0..0),
+                };
+                step.apply(&mut weights, &mut buffers, self.rate() as f32, &pull);
                 train = train.merge(batch_score);
             }
             let held = (!held_out.is_empty()).then(|| score(features, self, &weights, held_out));
@@ -693,102 +675,24 @@ impl RankingValidParams {
     }
 }
 
-/// Coordinates updated together by one task.
-const BLOCK: usize = 1 << 15;
-
-/// The optimizer's per-coordinate state and step count.
-struct Stepper {
-    optimizer: Optimizer,
-    rate: f32,
-    /// AdaGrad: Σg². Adam: the first moment. Sign: empty.
-    first: Vec<f32>,
-    /// Adam: the second moment. Otherwise empty.
-    second: Vec<f32>,
-    steps: i32,
+/// The ranking learner's side of a step: the batch's share `reg` of the
+/// regularizer's gradient `2λ(w − w0)` (w0 the prior, or 0) is where each
+/// coordinate's sum starts; coordinates in `frozen`, and those whose
+/// gradient is 0, do not move.
+struct Pull<'a> {
+    reg: f32,
+    prior: Option<&'a [f32]>,
+    frozen: std::ops::Range<usize>,
 }
 
-impl Stepper {
-    fn new(optimizer: Optimizer, rate: f64, n: usize) -> Self {
-        let (a, b) = match optimizer {
-            Optimizer::AdaGrad => (n, 0),
-            Optimizer::Adam => (n, n),
-            Optimizer::Sign => (0, 0),
-        };
-        Self {
-            optimizer,
-            rate: rate as f32,
-            first: vec![0.0; a],
-            second: vec![0.0; b],
-            steps: 0,
-        }
+impl step::Pull for Pull<'_> {
+    fn start(&self, j: usize, w: f32) -> f32 {
+        let w0 = self.prior.map_or(0.0, |p| p[j]);
+        self.reg * (w - w0)
     }
 
-    /// Sums the per-thread buffers (clearing them), adds `reg · (w − w0)` (w0 the
-    /// prior, or 0), and steps every coordinate outside `frozen`.
-    fn apply(
-        &mut self,
-        weights: &mut [f32],
-        buffers: &mut [Vec<f32>],
-        reg: f32,
-        prior: Option<&[f32]>,
-        frozen: Option<std::ops::Range<usize>>,
-    ) {
-        let frozen = frozen.unwrap_or(0..0);
-        self.steps += 1;
-        let (optimizer, rate) = (self.optimizer, self.rate);
-        let (c1, c2) = (
-            1.0 - 0.9f32.powi(self.steps),
-            1.0 - 0.999f32.powi(self.steps),
-        );
-        let blocks = weights.len().div_ceil(BLOCK);
-        let mut grads: Vec<Vec<&mut [f32]>> = (0..blocks).map(|_| Vec::new()).collect();
-        for buffer in buffers.iter_mut() {
-            for (b, chunk) in buffer.chunks_mut(BLOCK).enumerate() {
-                grads[b].push(chunk);
-            }
-        }
-        let first = blocks_of(&mut self.first, blocks);
-        let second = blocks_of(&mut self.second, blocks);
-        weights
-            .par_chunks_mut(BLOCK)
-            .zip(grads)
-            .zip(first)
-            .zip(second)
-            .enumerate()
-            .for_each(|(b, (((w, mut parts), s1), s2))| {
-                let base = b * BLOCK;
-                for j in 0..w.len() {
-                    let w0 = prior.map_or(0.0, |p| p[base + j]);
-                    let mut g = reg * (w[j] - w0);
-                    for part in parts.iter_mut() {
-                        g += std::mem::take(&mut part[j]);
-                    }
-                    if g == 0.0 || frozen.contains(&(base + j)) {
-                        continue;
-                    }
-                    match optimizer {
-                        Optimizer::AdaGrad => {
-                            s1[j] += g * g;
-                            w[j] -= rate * g / (s1[j].sqrt() + 1e-8);
-                        }
-                        Optimizer::Adam => {
-                            s1[j] = 0.9 * s1[j] + 0.1 * g;
-                            s2[j] = 0.999 * s2[j] + 0.001 * g * g;
-                            w[j] -= rate * (s1[j] / c1) / ((s2[j] / c2).sqrt() + 1e-8);
-                        }
-                        Optimizer::Sign => w[j] -= rate * g.signum(),
-                    }
-                }
-            });
-    }
-}
-
-/// `v` cut into `blocks` chunks of [`BLOCK`], or `blocks` empty slices when `v` is empty.
-fn blocks_of(v: &mut [f32], blocks: usize) -> Vec<&mut [f32]> {
-    if v.is_empty() {
-        (0..blocks).map(|_| <&mut [f32]>::default()).collect()
-    } else {
-        v.chunks_mut(BLOCK).collect()
+    fn finish(&self, j: usize, _: f32, g: f32, _: f32) -> Option<f32> {
+        (g != 0.0 && !self.frozen.contains(&j)).then_some(g)
     }
 }
 

@@ -6,17 +6,18 @@ use std::process::ExitCode;
 
 use clap::Args as ClapArgs;
 
-use kifulearn::eval::{load_evaluator, EvalChoice, Material};
+use kifulearn::eval::{load_evaluator, DynEvaluator, EvalChoice, Material};
 use kifulearn::features::Features;
 use kifulearn::model::toml_string;
+use kifulearn::record::{read_games, Game};
 use kifulearn::train::positions::{
     fit, named_prior, samples_from_games, samples_from_position_files, split_position_paths,
     EpochReport, Leaves, PositionsParams,
 };
 
-use super::fit::{LearnerArgs, ModelOut};
-use super::fit_ranking::read_games;
-use super::CliResult;
+use super::{LearnerArgs, ModelOut};
+use crate::cli::verbosity;
+use crate::cli::CliResult;
 
 mod stream;
 
@@ -93,31 +94,24 @@ pub fn run(
     if let Some(chunk) = stream::chunk(records, args)? {
         return stream::run(records, out, prior, args, shared, chunk);
     }
-    let features: Features = out.features.parse()?;
-    let params = args.params(shared);
-    params.check()?;
-    let teacher_choice = EvalChoice::parse(args.teacher.as_deref().unwrap_or("material"));
-    let teacher = load_evaluator(&teacher_choice)?;
-    let depth = args.teacher_depth.unwrap_or(2);
-    let skip = args.skip.unwrap_or(16);
-    let w0 = named_prior(&features, prior.unwrap_or("material"))?;
-    let pool = super::thread_pool(args.threads)?;
+    let setup = Setup::new(out, prior, args, shared)?;
     let (position_files, records) = split_position_paths(records)?;
     let (file_samples, bad) = samples_from_position_files(&position_files)?;
     if bad > 0 {
         eprintln!("skipped {bad} position record(s) that do not decode");
     }
-    let games = if records.is_empty() {
-        Vec::new()
-    } else {
-        pool.install(|| read_games(&records))?
-    };
-    let held_games = if args.held_out_records.is_empty() {
-        Vec::new()
-    } else {
-        pool.install(|| read_games(&args.held_out_records))?
-    };
-    let bar = super::verbosity::bar(
+    let (games, held_games) = setup.games(&records, args)?;
+    let Setup {
+        features,
+        params,
+        teacher_choice,
+        teacher,
+        depth,
+        skip,
+        w0,
+        pool,
+    } = setup;
+    let bar = verbosity::bar(
         (games.len() + held_games.len()) as u64,
         "teacher {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}",
     )?;
@@ -147,7 +141,7 @@ pub fn run(
             teacher_choice.name()
         ),
     };
-    super::verbosity::summary!(
+    verbosity::summary!(
         "positions: {} training positions ({} with a result, {} nonzeros) from {} games and {} position file(s), {} held out; {scores}; features {features}",
         train.len(),
         train.with_result(),
@@ -157,29 +151,10 @@ pub fn run(
         held.as_ref().map_or(0, Leaves::len),
     );
     let line = |r: &EpochReport| {
-        let held = r
-            .held_out
-            .map(|h| {
-                format!(
-                    "  held-out ce {:.5} score-ce {:.5} rmse {:.0}",
-                    h.cross_entropy,
-                    h.score_ce,
-                    h.score_mse.sqrt()
-                )
-            })
-            .unwrap_or_default();
         // Every epoch with -v, the last one otherwise (the fit's summary).
-        if !(super::verbosity::verbose() || r.epoch == params.epochs) {
-            return;
+        if verbosity::verbose() || r.epoch == params.epochs {
+            epoch_line(r, "");
         }
-        super::verbosity::summary!(
-            "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0}{held}  {:.1}s",
-            r.epoch,
-            r.train.cross_entropy,
-            r.train.score_ce,
-            r.train.score_mse.sqrt(),
-            r.seconds
-        );
     };
     let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &w0, &params, line))?;
     let mut model = fitted.model;
@@ -197,13 +172,93 @@ pub fn run(
     }
     .entries();
     out.write(&mut model, None, &features.to_string(), &meta)?;
-    super::verbosity::summary!("wrote {}", out.path.display());
+    verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// One epoch's line: the training loss (`running` says how it was taken:
+/// the streamed fit's is the running loss over the epoch), and the held-out
+/// loss at the epoch's end.
+fn epoch_line(r: &EpochReport, running: &str) {
+    let held = r
+        .held_out
+        .map(|h| {
+            format!(
+                "  held-out ce {:.5} score-ce {:.5} rmse {:.0}",
+                h.cross_entropy,
+                h.score_ce,
+                h.score_mse.sqrt()
+            )
+        })
+        .unwrap_or_default();
+    verbosity::summary!(
+        "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0}{running}{held}  {:.1}s",
+        r.epoch,
+        r.train.cross_entropy,
+        r.train.score_ce,
+        r.train.score_mse.sqrt(),
+        r.seconds
+    );
+}
+
+/// What the in-memory and the streamed fit both take from the arguments,
+/// checked before any data is read.
+struct Setup {
+    features: Features,
+    params: PositionsParams,
+    teacher_choice: EvalChoice,
+    teacher: DynEvaluator,
+    depth: u32,
+    skip: usize,
+    w0: Vec<f32>,
+    pool: rayon::ThreadPool,
+}
+
+impl Setup {
+    fn new(
+        out: &ModelOut,
+        prior: Option<&str>,
+        args: &PositionsArgs,
+        shared: &LearnerArgs,
+    ) -> Result<Self, Box<dyn std::error::Error>> {
+        let features: Features = out.features.parse()?;
+        let params = args.params(shared);
+        params.check()?;
+        let teacher_choice = EvalChoice::parse(args.teacher.as_deref().unwrap_or("material"));
+        let teacher = load_evaluator(&teacher_choice)?;
+        let w0 = named_prior(&features, prior.unwrap_or("material"))?;
+        Ok(Setup {
+            features,
+            params,
+            teacher_choice,
+            teacher,
+            depth: args.teacher_depth.unwrap_or(2),
+            skip: args.skip.unwrap_or(16),
+            w0,
+            pool: crate::cli::thread_pool(args.threads)?,
+        })
+    }
+
+    /// The training games of `records` and the held-out games, read in the pool.
+    fn games(
+        &self,
+        records: &[PathBuf],
+        args: &PositionsArgs,
+    ) -> Result<(Vec<Game>, Vec<Game>), String> {
+        let read = |paths: &[PathBuf]| {
+            if paths.is_empty() {
+                Ok(Vec::new())
+            } else {
+                self.pool.install(|| read_games(paths))
+            }
+        };
+        Ok((read(records)?, read(&args.held_out_records)?))
+    }
 }
 
 /// What `MODEL.meta.toml` records of a positions fit, in-memory or streamed
 /// (the streamed fit adds its `chunk` in `extra`).
-pub(super) struct Meta<'a, I> {
+struct Meta<'a, I> {
     pub teacher: &'a str,
     pub depth: u32,
     pub params: &'a PositionsParams,

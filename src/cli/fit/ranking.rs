@@ -6,17 +6,16 @@ use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::ProgressBar;
-use rayon::prelude::*;
-
 use kifulearn::features::Features;
 use kifulearn::model::toml_string;
-use kifulearn::record::{find_record_files, read_file, Game};
+use kifulearn::record::read_games;
 use kifulearn::train::ranking::{
     EpochReport, Leaf, Optimizer, RankingObserver, RankingParams, RankingValidParams,
 };
 
-use super::fit::{LearnerArgs, ModelOut};
-use super::CliResult;
+use super::{LearnerArgs, ModelOut};
+use crate::cli::verbosity;
+use crate::cli::CliResult;
 
 /// Options of `fit --method ranking` only (defaults in `docs/ranking.md`;
 /// `--epochs --batch-games --rate --seed` are [`LearnerArgs`]).
@@ -123,14 +122,14 @@ pub fn run(
         return Err("--anchor-material needs --ranking-prior (the values to anchor to)".into());
     }
     let params = linfa::ParamGuard::check(unchecked)?;
-    let pool = super::thread_pool(args.jobs)?;
+    let pool = crate::cli::thread_pool(args.jobs)?;
     let games = pool.install(|| read_games(records))?;
     let held_out = if args.held_out.is_empty() {
         Vec::new()
     } else {
         pool.install(|| read_games(&args.held_out))?
     };
-    super::verbosity::summary!(
+    verbosity::summary!(
         "ranking: {} training games, {} held out, features {features}, {} threads, optimizer {} rate {} window {} lambda {}",
         games.len(),
         held_out.len(),
@@ -151,24 +150,8 @@ pub fn run(
         meta.push(("anchor_material", args.anchor_material.to_string()));
     }
     out.write(&mut model, None, &features.to_string(), &meta)?;
-    super::verbosity::summary!("wrote {}", out.path.display());
+    verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
-}
-
-/// Every game of the record files under `paths`; unreadable games are reported and skipped.
-/// The games of record files or folders, in parallel; unreadable games are
-/// reported and skipped, and no game at all is an error.
-pub(super) fn read_games(paths: &[PathBuf]) -> Result<Vec<Game>, String> {
-    let files = find_record_files(paths).map_err(|e| e.to_string())?;
-    let games: Vec<Game> = files
-        .par_iter()
-        .flat_map_iter(|f| read_file(f).games)
-        .filter_map(|g| g.map_err(|e| eprintln!("skipped: {e}")).ok())
-        .collect();
-    if games.is_empty() {
-        return Err(format!("no game could be read from {paths:?}"));
-    }
-    Ok(games)
 }
 
 fn meta(
@@ -219,7 +202,7 @@ struct EpochLines {
 impl EpochLines {
     fn new(epochs: usize) -> Result<Self, String> {
         let template = "{prefix} {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}";
-        let bar = super::verbosity::bar(0, template)?;
+        let bar = verbosity::bar(0, template)?;
         Ok(Self { bar, epochs })
     }
 }
@@ -257,8 +240,8 @@ impl RankingObserver for EpochLines {
         }
         line.push_str(&format!("  {:.2}s", r.seconds));
         // Every epoch with -v, the last one otherwise (the fit's summary).
-        if super::verbosity::verbose() || r.epoch == self.epochs {
-            self.bar.suspend(|| super::verbosity::summary!("{line}"));
+        if verbosity::verbose() || r.epoch == self.epochs {
+            self.bar.suspend(|| verbosity::summary!("{line}"));
         }
     }
 }

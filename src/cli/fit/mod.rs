@@ -1,25 +1,28 @@
-//! `kifulearn fit`: libsvm files to a model file (`--method svr`), or game
-//! records to a model file (`--method ranking`, in `fit_ranking.rs`).
+//! `kifulearn fit`: the arguments every method shares, the check that an
+//! option belongs to the method chosen, and the dispatch to one file per
+//! method (`svr.rs`, `ranking.rs`, `streaming.rs`, `positions.rs`). A method
+//! file imports from here and from the library, never from another method.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Instant;
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args as ClapArgs, ValueEnum};
 use kifulearn::features::{BaseSet, Features};
-use kifulearn::libsvm::{expand_paths, read_paths};
-use kifulearn::model::{toml_string, Model};
+use kifulearn::model::Model;
 use kifulearn::train::isotonic::monotone_hand;
-use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
-use linfa::prelude::*;
 
-use super::fit_positions::{self, PositionsArgs};
-use super::fit_ranking::{self, RankingArgs};
-use super::fit_streaming::{self, StreamingArgs};
-use super::verbosity::{summary, trace};
+use super::verbosity::summary;
 use super::CliResult;
+
+mod positions;
+mod ranking;
+mod streaming;
+mod svr;
+
+use positions::PositionsArgs;
+use ranking::RankingArgs;
+use streaming::StreamingArgs;
+use svr::SvrArgs;
 
 /// Options of `fit` (defaults as `liblinear-train -s 11`).
 #[derive(ClapArgs)]
@@ -35,26 +38,8 @@ pub struct Args {
     /// Model file to write (liblinear text, or binary with --binary).
     #[arg(long)]
     out: PathBuf,
-    /// Optimizer.
-    #[arg(long, value_enum, default_value_t = SolverArg::Primal)]
-    solver: SolverArg,
-    /// Cost C.
-    #[arg(short = 'c', default_value_t = 1.0, allow_negative_numbers = true)]
-    c: f64,
-    /// Tube width p (epsilon of the loss).
-    #[arg(short = 'p', default_value_t = 0.1, allow_negative_numbers = true)]
-    p: f64,
-    /// Stopping tolerance. Primal: stop at |g| <= e |g(0)| (liblinear's rule);
-    /// unset, stop when |g|^2/2 <= 0.0005 f, the objective within 0.05% of the
-    /// optimum (docs/svr.md). Dual: liblinear's [default: primal the 0.05% rule, dual 0.1].
-    #[arg(short = 'e', allow_negative_numbers = true)]
-    tolerance: Option<f64>,
-    /// Bias feature value (negative: no bias).
-    #[arg(short = 'B', default_value_t = -1.0, allow_negative_numbers = true)]
-    bias: f64,
-    /// Maximum iterations (Newton steps or epochs).
-    #[arg(long, default_value_t = 1000)]
-    max_iter: usize,
+    #[command(flatten)]
+    svr: SvrArgs,
     /// Write the compact binary model instead of liblinear's text.
     #[arg(long)]
     binary: bool,
@@ -155,13 +140,6 @@ impl Method {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum SolverArg {
-    Primal,
-    Dual,
-    Dense,
-}
-
 /// The feature set of the model: `--features` if given, else the one the
 /// dataset folders among `data` name (`dataset.toml`), else `unspecified`.
 /// A `--features` other than a dataset folder's is refused: the model would
@@ -217,6 +195,7 @@ fn applies_to(id: &str, group: Option<&str>) -> &'static [Method] {
         ("prior", _) => &[Svr, Positions],
         // The positions learner's batch is --batch (positions, not games).
         ("batch_games", _) => &[Ranking, Streaming],
+        (_, Some("SvrArgs")) => &[Svr],
         (_, Some("LearnerArgs")) => &[Ranking, Streaming, Positions],
         (_, Some("RankingArgs")) => &[Ranking],
         (_, Some("StreamingArgs")) => &[Streaming],
@@ -291,156 +270,15 @@ pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
         monotone_hand: monotone,
     };
     match args.method {
-        Method::Ranking => return fit_ranking::run(&args.data, &out, &args.ranking, &args.learner),
-        Method::Streaming => {
-            return fit_streaming::run(&args.data, &out, &args.streaming, &args.learner)
-        }
-        Method::Positions => {
-            return fit_positions::run(
-                &args.data,
-                &out,
-                args.prior.as_deref(),
-                &args.positions,
-                &args.learner,
-            )
-        }
-        Method::Svr => {}
+        Method::Svr => svr::run(&args.data, &out, args.prior.as_deref(), &args.svr),
+        Method::Ranking => ranking::run(&args.data, &out, &args.ranking, &args.learner),
+        Method::Streaming => streaming::run(&args.data, &out, &args.streaming, &args.learner),
+        Method::Positions => positions::run(
+            &args.data,
+            &out,
+            args.prior.as_deref(),
+            &args.positions,
+            &args.learner,
+        ),
     }
-    let solver = match args.solver {
-        SolverArg::Primal => Solver::Primal,
-        SolverArg::Dual => Solver::Dual,
-        SolverArg::Dense => Solver::Dense,
-    };
-    let mut params = SvrParams::new()
-        .c(args.c)
-        .p(args.p)
-        .bias(args.bias)
-        .solver(solver)
-        .max_iterations(args.max_iter)
-        .progress(Arc::new(|p: &Progress| {
-            trace!(
-                "{} iter {:4}  objective {:.6e}  |g| {:.3e}  {:.2}s",
-                p.solver,
-                p.iteration,
-                p.objective,
-                p.gradient_norm,
-                p.seconds
-            )
-        }));
-    if let Some(e) = args.tolerance {
-        params = params.tolerance(e);
-    }
-    let checked = linfa::ParamGuard::check_ref(&params)?.clone();
-    // A prior w0 (model units: centipawns / 10000, the default label scale)
-    // is fitted as a shift of the labels: with v = w − w0,
-    // ½‖w − w0‖² + C·Σ loss(y − w·x) = ½‖v‖² + C·Σ loss((y − w0·x) − v·x),
-    // so the solver is unchanged and w0 is added back afterwards.
-    let prior = match &args.prior {
-        Some(name) if name != "zero" => {
-            let features: Features = set.parse().map_err(|e| {
-                format!(
-                    "--prior {name} needs the rows' feature set (--features or dataset.toml): {e}"
-                )
-            })?;
-            let w0: Vec<f64> = kifulearn::train::positions::named_prior(&features, name)?
-                .into_iter()
-                .map(|w| f64::from(w) / 10_000.0)
-                .collect();
-            Some(w0)
-        }
-        _ => None,
-    };
-    let files = expand_paths(&args.data)?;
-    let t = Instant::now();
-    let data = read_paths(&files)?;
-    summary!(
-        "read {} file(s): {} rows, {} features, {} nonzeros in {:.2}s",
-        files.len(),
-        data.x.rows(),
-        data.x.cols(),
-        data.x.nnz(),
-        t.elapsed().as_secs_f64()
-    );
-    if solver == Solver::Dense && args.p != 0.0 {
-        summary!(
-            "note: the dense solver fits squared error; p = {} is not used",
-            args.p
-        );
-    }
-    // How often each feature occurs: the weights of the isotonic fit.
-    let counts = out.monotone_hand.as_ref().map(|_| {
-        let mut c = vec![0.0; data.x.cols()];
-        data.x.indices().iter().for_each(|&j| c[j as usize] += 1.0);
-        c
-    });
-    let mut data = data;
-    if let Some(w0) = &prior {
-        if data.x.cols() > w0.len() {
-            return Err(format!(
-                "the rows have {} features but --features {} has {}: wrong set for --prior",
-                data.x.cols(),
-                set,
-                w0.len()
-            )
-            .into());
-        }
-        for (row, y) in data.x.outer_iterator().zip(data.y.iter_mut()) {
-            *y -= row.iter().map(|(j, &x)| f64::from(x) * w0[j]).sum::<f64>();
-        }
-    }
-    let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
-    let t = Instant::now();
-    let fitted = checked.fit(&dataset)?;
-    if let Some(w) = fitted.iteration_cap_warning() {
-        eprintln!("warning: {w}");
-    }
-    summary!(
-        "trained in {:.2}s, {} iterations, primal objective {:.10}",
-        t.elapsed().as_secs_f64(),
-        fitted.iterations,
-        fitted.objective
-    );
-    let mut model = fitted.model;
-    model.features = set.clone();
-    if let Some(w0) = &prior {
-        if model.w.len() < w0.len() {
-            model.w.resize(w0.len(), 0.0);
-        }
-        for (w, p) in model.w.iter_mut().zip(w0) {
-            *w += p;
-        }
-    }
-    if solver == Solver::Dense {
-        for (j, w) in model.w.iter().enumerate() {
-            println!("{} {}", j + 1, w);
-        }
-        if model.bias >= 0.0 {
-            println!("bias {}", model.bias_weight);
-        }
-    }
-    let quoted: Vec<String> = files
-        .iter()
-        .map(|f| toml_string(&f.display().to_string()))
-        .collect();
-    out.write(
-        &mut model,
-        counts.as_deref(),
-        &set,
-        &[
-            ("solver", toml_string(solver.liblinear_name())),
-            ("c", format!("{:?}", args.c)),
-            ("p", format!("{:?}", args.p)),
-            ("tolerance", format!("{:?}", checked.tolerance())),
-            ("bias", format!("{:?}", args.bias)),
-            ("iterations", fitted.iterations.to_string()),
-            ("objective", format!("{:?}", fitted.objective)),
-            ("binary", args.binary.to_string()),
-            (
-                "prior",
-                toml_string(args.prior.as_deref().unwrap_or("zero")),
-            ),
-            ("data", format!("[{}]", quoted.join(", "))),
-        ],
-    )?;
-    Ok(ExitCode::SUCCESS)
 }

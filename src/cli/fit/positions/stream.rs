@@ -4,17 +4,14 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use kifulearn::eval::{load_evaluator, EvalChoice};
-use kifulearn::features::Features;
-use kifulearn::train::positions::{named_prior, split_position_paths, EpochReport};
+use kifulearn::train::positions::split_position_paths;
 use kifulearn::train::positions_stream::{
     fit_stream, PositionFiles, StreamData, StreamEvent, StreamParams, DEFAULT_CHUNK,
 };
 
-use super::super::fit::{LearnerArgs, ModelOut};
-use super::super::fit_ranking::read_games;
-use super::super::{verbosity, CliResult};
+use super::super::{LearnerArgs, ModelOut};
 use super::PositionsArgs;
+use crate::cli::{verbosity, CliResult};
 
 /// Position files holding more records than this are streamed unless `--chunk` says otherwise.
 pub const AUTO_STREAM: u64 = 524_288;
@@ -44,27 +41,20 @@ pub fn run(
     chunk: usize,
 ) -> CliResult {
     fix_mmap_threshold();
-    let features: Features = out.features.parse()?;
-    let params = args.params(shared);
-    params.check()?;
-    let teacher_choice = EvalChoice::parse(args.teacher.as_deref().unwrap_or("material"));
-    let teacher = load_evaluator(&teacher_choice)?;
-    let depth = args.teacher_depth.unwrap_or(2);
-    let skip = args.skip.unwrap_or(16);
-    let w0 = named_prior(&features, prior.unwrap_or("material"))?;
-    let pool = super::super::thread_pool(args.threads)?;
+    let setup = super::Setup::new(out, prior, args, shared)?;
     let (position_files, records) = split_position_paths(records)?;
     let files = PositionFiles::new(&position_files)?;
-    let games = if records.is_empty() {
-        Vec::new()
-    } else {
-        pool.install(|| read_games(&records))?
-    };
-    let held_games = if args.held_out_records.is_empty() {
-        Vec::new()
-    } else {
-        pool.install(|| read_games(&args.held_out_records))?
-    };
+    let (games, held_games) = setup.games(&records, args)?;
+    let super::Setup {
+        features,
+        params,
+        teacher_choice,
+        teacher,
+        depth,
+        skip,
+        w0,
+        pool,
+    } = setup;
     let train = StreamData {
         files,
         games: &games,
@@ -119,7 +109,7 @@ pub fn run(
         StreamEvent::Epoch(r) => {
             // Every epoch with -v, the last one otherwise (the fit's summary).
             if verbosity::verbose() || r.epoch == epochs {
-                bar.suspend(|| epoch_line(r));
+                bar.suspend(|| super::epoch_line(r, " (running)"));
             }
             bar.reset();
         }
@@ -189,26 +179,3 @@ fn fix_mmap_threshold() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fix_mmap_threshold() {}
-
-/// One epoch's line: the running training loss, and the held-out loss at the epoch's end.
-fn epoch_line(r: &EpochReport) {
-    let held = r
-        .held_out
-        .map(|h| {
-            format!(
-                "  held-out ce {:.5} score-ce {:.5} rmse {:.0}",
-                h.cross_entropy,
-                h.score_ce,
-                h.score_mse.sqrt()
-            )
-        })
-        .unwrap_or_default();
-    verbosity::summary!(
-        "epoch {:3}  train ce {:.5} score-ce {:.5} rmse {:.0} (running){held}  {:.1}s",
-        r.epoch,
-        r.train.cross_entropy,
-        r.train.score_ce,
-        r.train.score_mse.sqrt(),
-        r.seconds
-    );
-}

@@ -11,9 +11,9 @@ use kifulearn::model::toml_string;
 use kifulearn::train::{train_streaming, StreamingEvent, StreamingParams};
 use linfa::ParamGuard;
 
-use super::fit::{LearnerArgs, ModelOut};
-use super::verbosity::{self, summary};
-use super::CliResult;
+use super::{LearnerArgs, ModelOut};
+use crate::cli::verbosity::{self, summary};
+use crate::cli::CliResult;
 
 /// Options of the streaming learner (defaults: `kifulearn::train::streaming`).
 #[derive(ClapArgs)]

@@ -1,0 +1,179 @@
+//! `kifulearn fit --method svr` (the default): labelled libsvm rows to an
+//! L2-loss ε-SVR model (liblinear `-s 11`/`-s 12`, `kifulearn::train::svr`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::{Args as ClapArgs, ValueEnum};
+use kifulearn::features::Features;
+use kifulearn::libsvm::{expand_paths, read_paths};
+use kifulearn::model::toml_string;
+use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
+use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
+use linfa::prelude::*;
+
+use super::ModelOut;
+use crate::cli::verbosity::{summary, trace};
+use crate::cli::CliResult;
+
+/// Options of the SVR (defaults as `liblinear-train -s 11`).
+#[derive(ClapArgs)]
+pub struct SvrArgs {
+    /// Optimizer.
+    #[arg(long, value_enum, default_value_t = SolverArg::Primal)]
+    solver: SolverArg,
+    /// Cost C.
+    #[arg(short = 'c', default_value_t = 1.0, allow_negative_numbers = true)]
+    c: f64,
+    /// Tube width p (epsilon of the loss).
+    #[arg(short = 'p', default_value_t = 0.1, allow_negative_numbers = true)]
+    p: f64,
+    /// Stopping tolerance. Primal: stop at |g| <= e |g(0)| (liblinear's rule);
+    /// unset, stop when |g|^2/2 <= 0.0005 f, the objective within 0.05% of the
+    /// optimum (docs/svr.md). Dual: liblinear's [default: primal the 0.05% rule, dual 0.1].
+    #[arg(short = 'e', allow_negative_numbers = true)]
+    tolerance: Option<f64>,
+    /// Bias feature value (negative: no bias).
+    #[arg(short = 'B', default_value_t = -1.0, allow_negative_numbers = true)]
+    bias: f64,
+    /// Maximum iterations (Newton steps or epochs).
+    #[arg(long, default_value_t = 1000)]
+    max_iter: usize,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SolverArg {
+    Primal,
+    Dual,
+    Dense,
+}
+
+/// Runs `fit --method svr` on the libsvm files or dataset folders `data`.
+pub fn run(data: &[PathBuf], out: &ModelOut, prior: Option<&str>, args: &SvrArgs) -> CliResult {
+    let set = out.features;
+    let solver = match args.solver {
+        SolverArg::Primal => Solver::Primal,
+        SolverArg::Dual => Solver::Dual,
+        SolverArg::Dense => Solver::Dense,
+    };
+    let mut params = SvrParams::new()
+        .c(args.c)
+        .p(args.p)
+        .bias(args.bias)
+        .solver(solver)
+        .max_iterations(args.max_iter)
+        .progress(Arc::new(|p: &Progress| {
+            trace!(
+                "{} iter {:4}  objective {:.6e}  |g| {:.3e}  {:.2}s",
+                p.solver,
+                p.iteration,
+                p.objective,
+                p.gradient_norm,
+                p.seconds
+            )
+        }));
+    if let Some(e) = args.tolerance {
+        params = params.tolerance(e);
+    }
+    let checked = linfa::ParamGuard::check_ref(&params)?.clone();
+    // The prior w0 in model units (centipawns / 10000, the default label
+    // scale), fitted as a shift of the labels (`train::prior::shift_labels`).
+    let w0 = match prior {
+        Some(name) if name != "zero" => {
+            let features: Features = set.parse().map_err(|e| {
+                format!(
+                    "--prior {name} needs the rows' feature set (--features or dataset.toml): {e}"
+                )
+            })?;
+            let w0: Vec<f64> = named_prior(&features, name)?
+                .into_iter()
+                .map(|w| f64::from(w) / 10_000.0)
+                .collect();
+            Some(w0)
+        }
+        _ => None,
+    };
+    let files = expand_paths(data)?;
+    let t = Instant::now();
+    let mut data = read_paths(&files)?;
+    summary!(
+        "read {} file(s): {} rows, {} features, {} nonzeros in {:.2}s",
+        files.len(),
+        data.x.rows(),
+        data.x.cols(),
+        data.x.nnz(),
+        t.elapsed().as_secs_f64()
+    );
+    if solver == Solver::Dense && args.p != 0.0 {
+        summary!(
+            "note: the dense solver fits squared error; p = {} is not used",
+            args.p
+        );
+    }
+    let counts = out.monotone_hand.as_ref().map(|_| column_counts(&data.x));
+    if let Some(w0) = &w0 {
+        if data.x.cols() > w0.len() {
+            return Err(format!(
+                "the rows have {} features but --features {} has {}: wrong set for --prior",
+                data.x.cols(),
+                set,
+                w0.len()
+            )
+            .into());
+        }
+        shift_labels(
+            &data.x,
+            data.y.as_slice_mut().expect("labels are contiguous"),
+            w0,
+        );
+    }
+    let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
+    let t = Instant::now();
+    let fitted = checked.fit(&dataset)?;
+    if let Some(w) = fitted.iteration_cap_warning() {
+        eprintln!("warning: {w}");
+    }
+    summary!(
+        "trained in {:.2}s, {} iterations, primal objective {:.10}",
+        t.elapsed().as_secs_f64(),
+        fitted.iterations,
+        fitted.objective
+    );
+    let mut model = fitted.model;
+    model.features = set.to_string();
+    if let Some(w0) = &w0 {
+        add_prior(&mut model.w, w0);
+    }
+    if solver == Solver::Dense {
+        for (j, w) in model.w.iter().enumerate() {
+            println!("{} {}", j + 1, w);
+        }
+        if model.bias >= 0.0 {
+            println!("bias {}", model.bias_weight);
+        }
+    }
+    let quoted: Vec<String> = files
+        .iter()
+        .map(|f| toml_string(&f.display().to_string()))
+        .collect();
+    out.write(
+        &mut model,
+        counts.as_deref(),
+        set,
+        &[
+            ("solver", toml_string(solver.liblinear_name())),
+            ("c", format!("{:?}", args.c)),
+            ("p", format!("{:?}", args.p)),
+            ("tolerance", format!("{:?}", checked.tolerance())),
+            ("bias", format!("{:?}", args.bias)),
+            ("iterations", fitted.iterations.to_string()),
+            ("objective", format!("{:?}", fitted.objective)),
+            ("binary", out.binary.to_string()),
+            ("prior", toml_string(prior.unwrap_or("zero"))),
+            ("data", format!("[{}]", quoted.join(", "))),
+        ],
+    )?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,278 @@
+use super::*;
+
+/// A writer the test keeps a handle on while the engine owns a clone.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn session(script: &str) -> Vec<String> {
+    let out = Shared::default();
+    run(script.as_bytes(), out.clone(), EvalChoice::Material).unwrap();
+    let bytes = out.0.lock().unwrap().clone();
+    String::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn bestmoves(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("bestmove"))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn handshake_lists_options_and_answers_isready() {
+    let lines = session("usi\nisready\nquit\n");
+    assert_eq!(
+        lines[0],
+        format!("id name kifulearn {}", env!("CARGO_PKG_VERSION"))
+    );
+    assert!(lines.contains(&"option name USI_Hash type spin default 16 min 1 max 4096".into()));
+    assert!(lines.contains(&"option name ModelFile type string default material".into()));
+    let usiok = lines.iter().position(|l| l == "usiok").unwrap();
+    assert_eq!(lines[usiok + 1], "readyok");
+}
+
+#[test]
+fn garbage_is_explained_and_the_engine_keeps_answering() {
+    let lines = session("hello world\n\n   \nsetoption\nsetoption name Depth value x\nposition\nposition sfen garbage b - 1\ngo depth zz\nisready\n");
+    assert_eq!(lines[0], "info string unknown command ignored: hello world");
+    assert_eq!(
+        lines[1],
+        "info string setoption needs: setoption name NAME [value VALUE]"
+    );
+    assert_eq!(
+        lines[2],
+        "info string option Depth needs a number from 0 to 64, got x"
+    );
+    assert_eq!(
+        lines[3],
+        "info string position cleared: position needs: position startpos|sfen SFEN [moves ...]"
+    );
+    assert!(
+        lines[4].starts_with("info string position cleared: invalid SFEN"),
+        "{}",
+        lines[4]
+    );
+    assert_eq!(
+        lines[5],
+        "info string go ignored: depth needs a number, got zz"
+    );
+    assert_eq!(lines[6], "readyok");
+    // A malformed `go` starts no search (it used to become an infinite one).
+    assert!(bestmoves(&lines).is_empty(), "{lines:?}");
+}
+
+#[test]
+fn malformed_go_is_refused_not_searched() {
+    for (go, why) in [
+        ("go byoyomi", "byoyomi needs a number"),
+        ("go btime -5 wtime 0", "btime needs a number >= 0, got -5"),
+        ("go depth -1", "depth needs a number >= 0, got -1"),
+        ("go depth 3 sideways", "unknown go argument sideways"),
+        (
+            "go nodes 99999999999999999999999",
+            "nodes number too large: 99999999999999999999999",
+        ),
+    ] {
+        let lines = session(&format!("position startpos\n{go}\nisready\n"));
+        assert_eq!(
+            lines,
+            vec![format!("info string go ignored: {why}"), "readyok".into()],
+            "{go}"
+        );
+    }
+}
+
+#[test]
+fn illegal_move_in_position_is_reported_and_clears_the_position() {
+    let out = Shared::default();
+    let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+    engine.handle_line("position startpos moves 7g7f 3c3d");
+    assert!(engine.position().is_some());
+    engine.handle_line("position startpos moves 7g7f 7g7f");
+    assert!(engine.position().is_none());
+    engine.handle_line("go depth 1");
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(
+        text,
+        "info string position cleared: move 7g7f (2) is not legal in \
+         lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2\n\
+         info string no position\nbestmove resign\n"
+    );
+    engine.handle_line("position startpos moves 7g7f");
+    assert!(engine.position().is_some());
+    engine.handle_line("position startpos moves 9z9z");
+    assert!(engine.position().is_none());
+}
+
+#[test]
+fn infinite_search_waits_for_stop_and_isready_is_answered_meanwhile() {
+    let out = Shared::default();
+    let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+    engine.handle_line("position startpos moves 7g7f 8c8d");
+    engine.handle_line("go infinite");
+    std::thread::sleep(Duration::from_millis(300));
+    engine.handle_line("isready");
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    assert!(text.contains("readyok"));
+    assert!(!text.contains("bestmove"), "{text}");
+    engine.handle_line("stop");
+    engine.finish_search(false);
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let best = text.lines().find(|l| l.starts_with("bestmove")).unwrap();
+    let mv = best.split_whitespace().nth(1).unwrap();
+    assert!(engine.position().unwrap().parse_move(mv).is_ok(), "{best}");
+    assert!(text.contains("info depth 1 seldepth"), "{text}");
+}
+
+#[test]
+fn mated_side_resigns_and_mate_in_one_is_reported_as_mate() {
+    let lines = session(
+        "position sfen 4k4/4G4/4P4/9/9/9/9/9/4K4 w - 1\ngo depth 3\n\
+         position sfen 4k4/9/4P4/9/9/9/9/9/4K4 b G 1\ngo depth 3\n",
+    );
+    let best = bestmoves(&lines);
+    assert_eq!(best[0], "bestmove resign");
+    assert!(best[1].starts_with("bestmove G*5b"), "{best:?}");
+    assert!(lines.iter().any(|l| l.starts_with("info depth 1 ")
+        && l.contains("score mate 1 ")
+        && l.ends_with("pv G*5b")));
+}
+
+#[test]
+fn entering_king_declares_a_win() {
+    let lines = session("position sfen GGSS4k/+P+PSS+R+BK2/9/9/9/9/9/9/9 b 10P 1\ngo depth 2\n");
+    assert_eq!(bestmoves(&lines), vec!["bestmove win".to_string()]);
+}
+
+#[test]
+fn ponder_waits_for_ponderhit_then_answers_within_its_time() {
+    let out = Shared::default();
+    let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+    engine.handle_line("position startpos moves 2g2f 8c8d");
+    engine.handle_line("go ponder btime 0 wtime 0 byoyomi 400");
+    std::thread::sleep(Duration::from_millis(600));
+    assert!(!String::from_utf8(out.0.lock().unwrap().clone())
+        .unwrap()
+        .contains("bestmove"));
+    let t = Instant::now();
+    engine.handle_line("ponderhit");
+    engine.finish_search(false);
+    assert!(
+        t.elapsed() < Duration::from_millis(400),
+        "{:?}",
+        t.elapsed()
+    );
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("bestmove")).count(),
+        1
+    );
+}
+
+#[test]
+fn options_are_applied_and_model_files_are_loaded() {
+    let out = Shared::default();
+    let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+    for line in [
+        "setoption name USI_Hash value 32",
+        "setoption name EvalNoise value 40",
+        "setoption name Depth value 2",
+        "setoption name USI_Ponder value true",
+        "setoption name ModelFile value /nonexistent/model.txt",
+    ] {
+        engine.handle_line(line);
+    }
+    let o = engine.options().clone();
+    assert_eq!(
+        (o.hash_mb, o.eval_noise, o.depth, o.ponder),
+        (32, 40, 2, true)
+    );
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(
+        text,
+        "info string ModelFile not loaded, still using material: \
+         /nonexistent/model.txt: No such file or directory (os error 2)\n"
+    );
+    assert!(UsiEngine::new(Shared::default(), EvalChoice::parse("x.model")).is_err());
+
+    // A real model file (the material set, pawns weighted) is loaded and played with.
+    let dir = std::env::temp_dir().join(format!("kifulearn-usi-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut w = vec![0.0; 104];
+    w[0] = 0.009;
+    w[14] = -0.009;
+    let path = dir.join("pawns.model");
+    crate::model::Model {
+        solver_type: "L2R_L2LOSS_SVR".into(),
+        w,
+        bias: -1.0,
+        bias_weight: 0.0,
+        features: "material".into(),
+    }
+    .save(&path, false)
+    .unwrap();
+    crate::model::write_meta(&path, "material", &[]).unwrap();
+    let out = Shared::default();
+    let mut engine = UsiEngine::new(out.clone(), EvalChoice::Model(path.clone())).unwrap();
+    engine.handle_line("position startpos moves 7g7f 3c3d");
+    engine.handle_line("go depth 1");
+    engine.handle_line("quit");
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    assert!(text.contains("bestmove "), "{text}");
+
+    // Loaded by ModelFile: named; then a missing file keeps it, and says so.
+    let out = Shared::default();
+    let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+    engine.handle_line(&format!(
+        "setoption name ModelFile value {}",
+        path.display()
+    ));
+    engine.handle_line("setoption name ModelFile value /nonexistent/x.model");
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("info string ModelFile: using {}", path.display())
+    );
+    assert!(
+        lines[1].starts_with(&format!(
+            "info string ModelFile not loaded, still using {}: /nonexistent/x.model:",
+            path.display()
+        )),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn time_limits_keep_a_margin() {
+    let (go, bad) = Go::parse(&["btime", "0", "wtime", "0", "byoyomi", "1000"]);
+    assert!(bad.is_empty());
+    let (soft, hard) = go.time_limits(crate::shogi::Color::Black);
+    assert_eq!(hard, Some(Duration::from_millis(1000 - MARGIN_MS)));
+    assert_eq!(
+        soft,
+        Some(Duration::from_millis((1000 - MARGIN_MS) * 6 / 10))
+    );
+    let (go, _) = Go::parse(&["btime", "60000", "wtime", "100", "binc", "0"]);
+    let (_, hard) = go.time_limits(crate::shogi::Color::White);
+    // 100 ms left with no byoyomi: use almost nothing rather than lose on time.
+    assert_eq!(hard, Some(Duration::from_millis(10)));
+    let (_, hard) = go.time_limits(crate::shogi::Color::Black);
+    assert_eq!(hard, Some(Duration::from_millis(2000 - MARGIN_MS)));
+}
