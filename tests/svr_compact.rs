@@ -58,8 +58,17 @@ fn compact_reader_narrows_to_u8_only_when_every_value_fits() {
         assert_eq!(compact.x.cols(), plain.x.cols());
     }
     // As strict as the plain reader, with the same messages.
-    for bad in ["1 1:x\n", "1 0:1\n", "1 2:1 1:1\n", "\n", "1 1:1 qid:3\n", "1 1:nan\n"] {
-        let a = read_bytes_compact(name, bad.as_bytes()).unwrap_err().to_string();
+    for bad in [
+        "1 1:x\n",
+        "1 0:1\n",
+        "1 2:1 1:1\n",
+        "\n",
+        "1 1:1 qid:3\n",
+        "1 1:nan\n",
+    ] {
+        let a = read_bytes_compact(name, bad.as_bytes())
+            .unwrap_err()
+            .to_string();
         let b = read_bytes(name, bad.as_bytes()).unwrap_err().to_string();
         assert_eq!(a, b);
     }
@@ -140,11 +149,28 @@ fn dual_models_are_the_same_bytes_as_before_whatever_jobs() {
     let rows = real_rows(&d);
     let cases: [(&Path, &[&str], &str); 4] = [
         (&small, &["--solver", "dual", "-e", "0.1"], PINNED[0]),
-        (&small, &["--solver", "dual", "-e", "0.001", "-B", "1"], PINNED[1]),
-        (&rows, &["--solver", "dual", "-e", "0.1", "-c", "0.01", "-p", "0"], PINNED[2]),
+        (
+            &small,
+            &["--solver", "dual", "-e", "0.001", "-B", "1"],
+            PINNED[1],
+        ),
         (
             &rows,
-            &["--solver", "dual", "-e", "0.01", "-p", "0.01", "--max-iter", "50"],
+            &["--solver", "dual", "-e", "0.1", "-c", "0.01", "-p", "0"],
+            PINNED[2],
+        ),
+        (
+            &rows,
+            &[
+                "--solver",
+                "dual",
+                "-e",
+                "0.01",
+                "-p",
+                "0.01",
+                "--max-iter",
+                "50",
+            ],
             PINNED[3],
         ),
     ];
@@ -170,7 +196,9 @@ fn primal_models_are_the_same_bytes_for_the_same_jobs() {
     let d = dir("svr-compact-jobs");
     let rows = real_rows(&d);
     for jobs in ["1", "2", "3"] {
-        let args = ["--solver", "primal", "-c", "0.01", "-p", "0", "--jobs", jobs];
+        let args = [
+            "--solver", "primal", "-c", "0.01", "-p", "0", "--jobs", jobs,
+        ];
         let a = fit(&args, &rows, &d.join(format!("a{jobs}.model")));
         let b = fit(&args, &rows, &d.join(format!("b{jobs}.model")));
         assert_eq!(a, b, "--jobs {jobs}");
@@ -219,7 +247,9 @@ fn default_stops_reach_liblinear_within_a_tenth_of_a_percent() {
     let ok = Command::new("python3")
         .arg(script)
         .arg(&data)
-        .args(["--rows", "4000", "--dim", "400000", "--hot", "4000", "--seed", "2"])
+        .args([
+            "--rows", "4000", "--dim", "400000", "--hot", "4000", "--seed", "2",
+        ])
         .status()
         .unwrap()
         .success();
@@ -250,7 +280,13 @@ fn default_stops_reach_liblinear_within_a_tenth_of_a_percent() {
             .parse()
             .unwrap();
         eprintln!("{solver}: objective {ours} (liblinear -s 12: {theirs}), {steps} iterations");
-        assert!(ours <= theirs * 1.001, "{solver}: {ours} vs liblinear {theirs}");
-        assert!(steps <= cap, "{solver}: {steps} iterations, more than {cap}");
+        assert!(
+            ours <= theirs * 1.001,
+            "{solver}: {ours} vs liblinear {theirs}"
+        );
+        assert!(
+            steps <= cap,
+            "{solver}: {steps} iterations, more than {cap}"
+        );
     }
 }

@@ -35,9 +35,10 @@ pub struct Args {
     /// Model file to write (liblinear text, or binary with --binary).
     #[arg(long)]
     out: PathBuf,
-    /// Optimizer: dual coordinate descent (the default: the fastest on wide
-    /// rows), Newton on the primal, or linfa-linear on a dense copy (docs/svr.md).
-    #[arg(long, value_enum, default_value_t = SolverArg::Dual)]
+    /// Optimizer: auto (dual coordinate descent, handing over to Newton on the
+    /// primal when the duality gap stalls), dual, primal (Newton), or dense
+    /// (linfa-linear on a dense copy); docs/svr.md.
+    #[arg(long, value_enum, default_value_t = SolverArg::Auto)]
     solver: SolverArg,
     /// Cost C.
     #[arg(short = 'c', default_value_t = 1.0, allow_negative_numbers = true)]
@@ -160,6 +161,7 @@ impl Method {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum SolverArg {
+    Auto,
     Primal,
     Dual,
     Dense,
@@ -311,6 +313,7 @@ pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
         Method::Svr => {}
     }
     let solver = match args.solver {
+        SolverArg::Auto => Solver::Auto,
         SolverArg::Primal => Solver::Primal,
         SolverArg::Dual => Solver::Dual,
         SolverArg::Dense => Solver::Dense,
@@ -322,8 +325,9 @@ pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
         .solver(solver)
         .max_iterations(args.max_iter)
         .progress(Arc::new(|p: &Progress| {
+            let gap = p.gap.map(|g| format!("  gap {g:.3e}")).unwrap_or_default();
             trace!(
-                "{} iter {:4}  objective {:.6e}  |g| {:.3e}  {:.2}s",
+                "{} iter {:4}  objective {:.6e}  |g| {:.3e}{gap}  {:.2}s",
                 p.solver,
                 p.iteration,
                 p.objective,
@@ -418,6 +422,8 @@ pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
     );
     let mut model = fitted.model;
     model.features = set.clone();
+    // `auto` ends in the dual or the primal solver: the model says which.
+    let solver_type = model.solver_type.clone();
     if let Some(w0) = &prior {
         if model.w.len() < w0.len() {
             model.w.resize(w0.len(), 0.0);
@@ -443,7 +449,7 @@ pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
         counts.as_deref(),
         &set,
         &[
-            ("solver", toml_string(solver.liblinear_name())),
+            ("solver", toml_string(&solver_type)),
             ("c", format!("{:?}", args.c)),
             ("p", format!("{:?}", args.p)),
             ("tolerance", format!("{:?}", checked.tolerance())),

@@ -122,7 +122,6 @@ impl Values {
         }
     }
 
-
     /// Appends `other`, widening either side as needed.
     pub(super) fn extend(&mut self, other: &Values) {
         if let (Values::U8(_), Values::F32(_)) = (&*self, other) {
@@ -294,13 +293,21 @@ mod tests {
 
     #[test]
     fn checks_its_parts() {
-        let ok = CompactCsr::new(3, vec![0, 2, 2, 3], vec![0, 2, 1], Values::U8(vec![1, 2, 3]));
+        let ok = CompactCsr::new(
+            3,
+            vec![0, 2, 2, 3],
+            vec![0, 2, 1],
+            Values::U8(vec![1, 2, 3]),
+        );
         let m = ok.unwrap();
         assert_eq!((m.rows(), m.cols(), m.nnz()), (3, 3, 3));
         assert_eq!(m.row_f64(0), (&[0u32, 2][..], vec![1.0, 2.0]));
         let csr = m.clone().into_csmat();
         assert_eq!(csr.data(), &[1.0, 2.0, 3.0]);
-        assert_eq!(CompactCsr::from(csr).values(), &Values::F32(vec![1.0, 2.0, 3.0]));
+        assert_eq!(
+            CompactCsr::from(csr).values(),
+            &Values::F32(vec![1.0, 2.0, 3.0])
+        );
         assert!(CompactCsr::new(3, vec![0, 2], vec![2, 0], Values::U8(vec![1, 1])).is_none());
         assert!(CompactCsr::new(2, vec![0, 1], vec![2], Values::U8(vec![1])).is_none());
         assert!(CompactCsr::new(3, vec![0, 2], vec![0, 1], Values::U8(vec![1])).is_none());

@@ -11,9 +11,9 @@ pub mod dataset;
 mod reader;
 mod writer;
 
+pub use compact::{CompactCsr, CompactData, Value, Values};
 pub use reader::{
     expand_paths, read_bytes, read_bytes_compact, read_paths, read_paths_compact,
     read_paths_with_groups, Groups, LibsvmData, ReadError, RowBuffer, RowReader, BLOCK_BYTES,
 };
-pub use compact::{CompactCsr, CompactData, Value, Values};
 pub use writer::{write_row, write_row_qid};

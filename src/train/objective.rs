@@ -290,10 +290,7 @@ impl<'a, V: Value> Rows<'a, V> {
     /// `‖x_i‖²` (with the bias feature).
     pub fn norm_sq(&self, i: usize) -> f64 {
         let (_, val) = self.row(i);
-        val.iter()
-            .map(|&v| v.to_f64() * v.to_f64())
-            .sum::<f64>()
-            + self.bias.map_or(0.0, |b| b * b)
+        val.iter().map(|&v| v.to_f64() * v.to_f64()).sum::<f64>() + self.bias.map_or(0.0, |b| b * b)
     }
 
     /// `z_i = w · x_i` for all rows, in parallel.

@@ -70,6 +70,10 @@ impl Records for CompactDataset {
 /// Which optimizer minimises the objective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Solver {
+    /// Dual coordinate descent with the duality-gap stop, handing over to
+    /// Newton's method on the primal (from the dual's weights) when the gap
+    /// stalls: `fit`'s default (docs/svr.md).
+    Auto,
     /// Newton with line search on the primal (liblinear `-s 11`'s objective; [`newton`]).
     Primal,
     /// Dual coordinate descent with shrinking (liblinear `-s 12`).
@@ -83,7 +87,7 @@ impl Solver {
     pub fn liblinear_name(self) -> &'static str {
         match self {
             Solver::Primal | Solver::Dense => "L2R_L2LOSS_SVR",
-            Solver::Dual => "L2R_L2LOSS_SVR_DUAL",
+            Solver::Dual | Solver::Auto => "L2R_L2LOSS_SVR_DUAL",
         }
     }
 }
@@ -101,6 +105,9 @@ pub struct Progress {
     pub gradient_norm: f64,
     /// Seconds since the solver started.
     pub seconds: f64,
+    /// Dual with the gap stop: the relative duality gap `(f(w) + D(β)) / f(w)`
+    /// after the epoch.
+    pub gap: Option<f64>,
 }
 
 /// A progress callback.
@@ -152,7 +159,7 @@ impl SvrValidParams {
     /// a tolerance set explicitly is liblinear's projected-gradient rule.
     pub fn tolerance(&self) -> f64 {
         self.tolerance.unwrap_or(match self.solver {
-            Solver::Dual | Solver::Primal => super::newton::DEFAULT_GAP,
+            Solver::Dual | Solver::Primal | Solver::Auto => super::newton::DEFAULT_GAP,
             Solver::Dense => 1e-4,
         })
     }
@@ -384,23 +391,35 @@ impl RowsTask for FitTask<'_> {
 
 /// When fewer than half the columns occur in `rows`: the used columns in
 /// order, and every nonzero's index among them. `None` otherwise (the copy of
-/// the indices would cost more than it saves).
+/// the indices would cost more than it saves). Counted in a bitset with
+/// per-word ranks (1/8 + 1/16 byte a column), not a table of `u32` a column.
 fn used_columns<V: Value>(rows: &Rows<V>) -> Option<(Vec<u32>, Vec<u32>)> {
-    let mut rank = vec![0u32; rows.cols()];
+    let mut bits = vec![0u64; rows.cols().div_ceil(64)];
     for &j in rows.indices() {
-        rank[j as usize] = 1;
+        bits[j as usize / 64] |= 1 << (j % 64);
     }
-    let mut map = Vec::new();
-    for (j, r) in rank.iter_mut().enumerate() {
-        if *r != 0 {
-            *r = map.len() as u32;
-            map.push(j as u32);
-        }
+    let mut before = Vec::with_capacity(bits.len());
+    let mut used = 0u32;
+    for &b in &bits {
+        before.push(used);
+        used += b.count_ones();
     }
-    if map.len() * 2 > rows.cols() {
+    if used as usize * 2 > rows.cols() {
         return None;
     }
-    let indices = rows.indices().iter().map(|&j| rank[j as usize]).collect();
+    let mut map = Vec::with_capacity(used as usize);
+    for (k, &b) in bits.iter().enumerate() {
+        let mut b = b;
+        while b != 0 {
+            map.push(k as u32 * 64 + b.trailing_zeros());
+            b &= b - 1;
+        }
+    }
+    let rank = |j: u32| -> u32 {
+        let (k, r) = (j as usize / 64, j % 64);
+        before[k] + (bits[k] & ((1u64 << r) - 1)).count_ones()
+    };
+    let indices = rows.indices().iter().map(|&j| rank(j)).collect();
     Some((map, indices))
 }
 
@@ -414,39 +433,58 @@ impl FitTask<'_> {
             Some(f) => f.as_ref(),
             None => &noop,
         };
+        let primal = |w: &mut Vec<f64>, max_iter: usize| {
+            let mut f = L2SvrObjective::new(rows, y, params.c, params.p);
+            let mut newton = super::newton::NewtonParams {
+                max_iter,
+                ..Default::default()
+            };
+            if let Some(eps) = params.tolerance {
+                newton.eps = eps;
+                newton.gap = 0.0;
+            }
+            super::newton::newton(&mut f, w, newton, &mut |p| report(p))
+        };
+        let dual = |w: &mut Vec<f64>, handoff: bool| {
+            let (eps, gap) = match params.tolerance {
+                Some(eps) => (eps, 0.0),
+                None => (0.0, super::newton::DEFAULT_GAP),
+            };
+            super::dual::dual_cd(
+                &rows,
+                y,
+                super::dual::DualParams {
+                    c: params.c,
+                    p: params.p,
+                    eps,
+                    gap,
+                    handoff: handoff && gap > 0.0,
+                    max_iter: params.max_iterations,
+                },
+                w,
+                &mut |p| report(p),
+            )
+        };
+        let mut solver = params.solver;
         let (iterations, reached_max_iter) = match params.solver {
             Solver::Primal => {
-                let mut f = L2SvrObjective::new(rows, y, params.c, params.p);
-                let mut newton = super::newton::NewtonParams {
-                    max_iter: params.max_iterations,
-                    ..Default::default()
-                };
-                if let Some(eps) = params.tolerance {
-                    newton.eps = eps;
-                    newton.gap = 0.0;
-                }
-                let r = super::newton::newton(&mut f, &mut w, newton, &mut |p| report(p));
+                let r = primal(&mut w, params.max_iterations);
                 (r.iterations, r.reached_max_iter)
             }
             Solver::Dual => {
-                let (eps, gap) = match params.tolerance {
-                    Some(eps) => (eps, 0.0),
-                    None => (0.0, super::newton::DEFAULT_GAP),
-                };
-                let r = super::dual::dual_cd(
-                    &rows,
-                    y,
-                    super::dual::DualParams {
-                        c: params.c,
-                        p: params.p,
-                        eps,
-                        gap,
-                        max_iter: params.max_iterations,
-                    },
-                    &mut w,
-                    &mut |p| report(p),
-                );
+                let r = dual(&mut w, false);
                 (r.iterations, r.reached_max_iter)
+            }
+            Solver::Auto => {
+                let r = dual(&mut w, true);
+                if r.handed_off {
+                    solver = Solver::Primal;
+                    let left = params.max_iterations.saturating_sub(r.iterations).max(1);
+                    let n = primal(&mut w, left);
+                    (r.iterations + n.iterations, n.reached_max_iter)
+                } else {
+                    (r.iterations, r.reached_max_iter)
+                }
             }
             Solver::Dense => {
                 w = fit_dense(
@@ -467,7 +505,7 @@ impl FitTask<'_> {
         };
         Ok(SvrModel {
             model: Model {
-                solver_type: params.solver.liblinear_name().into(),
+                solver_type: solver.liblinear_name().into(),
                 w,
                 bias: params.bias,
                 bias_weight,
