@@ -19,7 +19,13 @@
 //!
 //! Labels are kept as `f64`: the writer prints them in shortest round-trip
 //! `f64` form, liblinear reads them as `double`, and the objective is summed in
-//! `f64`; at 8 bytes a row they cost nothing next to the 8 bytes per nonzero.
+//! `f64`; at 8 bytes a row they cost nothing next to the nonzeros.
+//!
+//! The blocks are parsed into the compact form ([`read_paths_compact`]: `u8`
+//! values while every value is an integer 0..=255, `f32` from the first one
+//! that is not); [`read_paths`] widens that to the `f32` matrix of
+//! [`LibsvmData`]. [`RowBuffer`] keeps `f32` values; both share one line
+//! parser, so they accept and refuse the same text.
 
 use std::fmt;
 use std::fs::File;
