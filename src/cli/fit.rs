@@ -36,8 +36,8 @@ pub struct Args {
     #[arg(long)]
     out: PathBuf,
     /// Optimizer: auto (dual coordinate descent, handing over to Newton on the
-    /// primal when the duality gap stalls), dual, primal (Newton), or dense
-    /// (linfa-linear on a dense copy); docs/svr.md.
+    /// primal when its projected gradient stops halving), dual, primal
+    /// (Newton), or dense (linfa-linear on a dense copy); docs/svr.md.
     #[arg(long, value_enum, default_value_t = SolverArg::Auto)]
     solver: SolverArg,
     /// Cost C.

@@ -71,8 +71,8 @@ impl Records for CompactDataset {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Solver {
     /// Dual coordinate descent with the duality-gap stop, handing over to
-    /// Newton's method on the primal (from the dual's weights) when the gap
-    /// stalls: `fit`'s default (docs/svr.md).
+    /// Newton's method on the primal (from the dual's weights) when it stalls
+    /// ([`super::dual::DualParams::handoff`]): `fit`'s default (docs/svr.md).
     Auto,
     /// Newton with line search on the primal (liblinear `-s 11`'s objective; [`newton`]).
     Primal,
