@@ -5,11 +5,16 @@
 #   default FILEs: /tmp/synth_300k.svm (made by ../shared/tools/gen_synthetic.py
 #   with its defaults if missing: 300k rows x 2.56M dims x 100 nnz) and
 #   ../shared/tools/examples/small.svm.
-# Env: KIFU_PRIMAL_E (default: unset, the primal solver's own default rule, the
+# Env: KIFU_SOLVERS (default "default primal dual"): which kifulearn runs;
+# "default" is `fit` with no solver option and no tolerance (what a user gets).
+# KIFU_PRIMAL_E (default: unset, the primal solver's own default rule, the
 # objective within 0.05% of the optimum; set it for liblinear's relative-gradient
-# rule), KIFU_DUAL_E (default 0.001): our tolerances.
-# For each file: liblinear -s 11 -e 0.001 and -s 12 -e 0.001, kifulearn primal
-# and dual; wall time and peak RSS from /usr/bin/time -v (parsing included),
+# rule), KIFU_DUAL_E (default 0.001): our tolerances for the named solvers.
+# KIFU_BEFORE=BIN adds runs of another build (e.g. main's) to the table, so
+# before and after are measured in one run: KIFU_BEFORE_SOLVERS (default "dual";
+# main's default solver was the primal, at 31x liblinear's time on 100k rows). KIFU_LIBLINEAR (default "11 12").
+# For each file: liblinear -s 11 -e 0.001 and -s 12 -e 0.001, kifulearn's runs;
+# wall time and peak RSS from /usr/bin/time -v (parsing included),
 # exact primal objective of each saved model from primal_objective.py, and
 # ratios against liblinear's best (fastest) run. Needs a release build.
 set -euo pipefail
@@ -23,6 +28,8 @@ if ((${#FILES[@]} == 0)); then
   FILES=(/tmp/synth_300k.svm "$TOOLS/examples/small.svm")
 fi
 PE=${KIFU_PRIMAL_E:-}; DE=${KIFU_DUAL_E:-0.001}
+SOLVERS=${KIFU_SOLVERS:-default primal dual}
+BINS=("$BIN"); [[ -n ${KIFU_BEFORE:-} ]] && BINS+=("$KIFU_BEFORE")
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 
 measure() { # name model log -- command...: prints "wall rss"
@@ -36,18 +43,24 @@ objective() { python3 "$TOOLS/primal_objective.py" "$1" "$2" | sed -n 's/^object
 for F in "${FILES[@]}"; do
   echo "== $F ($(nproc) cores, other jobs may share them)"
   rows=()
-  for s in 11 12; do
+  for s in ${KIFU_LIBLINEAR:-11 12}; do
     read -r w r < <(measure "$TMP/ll$s.log" liblinear-train -s $s -e 0.001 "$F" "$TMP/ll$s.model")
     if [[ $s == 11 ]]; then it=$(grep -c '^iter' "$TMP/ll$s.log.out" || true)
     else it=$(sed -n 's/.*#iter = \([0-9]*\).*/\1/p' "$TMP/ll$s.log.out"); fi
     rows+=("liblinear -s $s -e 0.001|$w|$r|$(objective "$TMP/ll$s.model" "$F")|$it")
   done
-  for solver in primal dual; do
-    e=$PE; [[ $solver == dual ]] && e=$DE
-    eopt=(); [[ -n $e ]] && eopt=(-e "$e")
-    read -r w r < <(measure "$TMP/k$solver.log" "$BIN" fit --solver $solver "${eopt[@]}" --out "$TMP/k$solver.model" "$F")
-    it=$(sed -n 's/^iterations = //p' "$TMP/k$solver.model.meta.toml")
-    rows+=("kifulearn $solver -e ${e:-default}|$w|$r|$(objective "$TMP/k$solver.model" "$F")|$it")
+  for b in "${!BINS[@]}"; do
+    name=kifulearn; ((b > 0)) && name=before
+    solvers=$SOLVERS; ((b > 0)) && solvers=${KIFU_BEFORE_SOLVERS:-dual}
+    for solver in $solvers; do
+      e=$PE; [[ $solver == dual ]] && e=$DE
+      opt=(--solver "$solver"); [[ -n $e ]] && opt+=(-e "$e")
+      [[ $solver == default ]] && { opt=(); e=; }
+      m="$TMP/k$b$solver.model"
+      read -r w r < <(measure "$TMP/k$b$solver.log" "${BINS[$b]}" fit "${opt[@]}" --out "$m" "$F")
+      it=$(sed -n 's/^iterations = //p' "$m.meta.toml")
+      rows+=("$name $solver -e ${e:-default}|$w|$r|$(objective "$m" "$F")|$it")
+    done
   done
   printf 'raw: %s\n' "${rows[@]}"
   printf '%s\n' "${rows[@]}" | python3 -c '

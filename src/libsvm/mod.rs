@@ -6,12 +6,14 @@
 //! reusable [`RowBuffer`] (the streaming learner's input). [`dataset`] is the
 //! folder layout `extract` writes (`rows/`, `dataset.toml`).
 
+pub mod compact;
 pub mod dataset;
 mod reader;
 mod writer;
 
+pub use compact::{CompactCsr, CompactData, Value, Values};
 pub use reader::{
-    expand_paths, read_bytes, read_paths, read_paths_with_groups, Groups, LibsvmData, ReadError,
-    RowBuffer, RowReader, BLOCK_BYTES,
+    expand_paths, read_bytes, read_bytes_compact, read_paths, read_paths_compact,
+    read_paths_with_groups, Groups, LibsvmData, ReadError, RowBuffer, RowReader, BLOCK_BYTES,
 };
 pub use writer::{write_row, write_row_qid};

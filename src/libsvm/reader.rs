@@ -19,7 +19,13 @@
 //!
 //! Labels are kept as `f64`: the writer prints them in shortest round-trip
 //! `f64` form, liblinear reads them as `double`, and the objective is summed in
-//! `f64`; at 8 bytes a row they cost nothing next to the 8 bytes per nonzero.
+//! `f64`; at 8 bytes a row they cost nothing next to the nonzeros.
+//!
+//! The blocks are parsed into the compact form ([`read_paths_compact`]: `u8`
+//! values while every value is an integer 0..=255, `f32` from the first one
+//! that is not); [`read_paths`] widens that to the `f32` matrix of
+//! [`LibsvmData`]. [`RowBuffer`] keeps `f32` values; both share one line
+//! parser, so they accept and refuse the same text.
 
 use std::fmt;
 use std::fs::File;
@@ -29,6 +35,8 @@ use std::path::{Path, PathBuf};
 use ndarray::Array1;
 use rayon::prelude::*;
 use sprs::CsMatI;
+
+use super::compact::{CompactCsr, CompactData, Parsed, Values};
 
 /// Bytes read from a file at a time (then cut at the last newline).
 pub const BLOCK_BYTES: usize = 16 << 20;
@@ -153,6 +161,26 @@ pub fn read_paths_with_groups<P: AsRef<Path>>(
     acc.finish_with_groups()
 }
 
+/// As [`read_paths`], into the compact form the SVR solvers read: `u32`
+/// indices and `u8` values when every value is an integer 0..=255, else `f32`
+/// ([`CompactData`]; 5 bytes a nonzero instead of 8). The same text is
+/// accepted and refused, with the same messages.
+pub fn read_paths_compact<P: AsRef<Path>>(paths: &[P]) -> Result<CompactData, ReadError> {
+    let files = expand_paths(paths)?;
+    let mut acc = Accumulator::default();
+    for file in &files {
+        acc.read_file(file)?;
+    }
+    Ok(acc.finish_compact().0)
+}
+
+/// As [`read_bytes`], into the compact form ([`read_paths_compact`]).
+pub fn read_bytes_compact(name: &Path, bytes: &[u8]) -> Result<CompactData, ReadError> {
+    let mut acc = Accumulator::default();
+    acc.add_block(name, bytes)?;
+    Ok(acc.finish_compact().0)
+}
+
 /// Reads libsvm text from memory (`name` is used in error messages).
 pub fn read_bytes(name: &Path, bytes: &[u8]) -> Result<LibsvmData, ReadError> {
     let mut acc = Accumulator::default();
@@ -165,7 +193,7 @@ struct Accumulator {
     labels: Vec<f64>,
     indptr: Vec<u32>,
     indices: Vec<u32>,
-    values: Vec<f32>,
+    values: Values,
     max_index: u32,
     lines_before: u64,
     groups: Vec<Option<u64>>,
@@ -175,11 +203,83 @@ struct Accumulator {
 /// The parse of one line-aligned piece of text.
 #[derive(Default)]
 struct Piece {
-    rows: RowBuffer,
+    rows: PieceRows,
     /// Lines read (rows, comment lines included).
     lines: u64,
     /// (1-based line within the piece, message)
     error: Option<(u64, String)>,
+}
+
+/// The rows of one [`Piece`], with compact values.
+#[derive(Default)]
+struct PieceRows {
+    labels: Vec<f64>,
+    row_ends: Vec<u32>,
+    indices: Vec<u32>,
+    values: Values,
+    groups: Vec<Option<u64>>,
+    max_index: u32,
+}
+
+impl LineSink for PieceRows {
+    type Value = Parsed;
+    #[inline]
+    fn parse_value(text: &[u8]) -> Option<Parsed> {
+        // Fast path: up to three digits (the attack codes, counts).
+        if !text.is_empty() && text.len() <= 3 && text.iter().all(u8::is_ascii_digit) {
+            let mut v = 0u32;
+            for &d in text {
+                v = v * 10 + (d - b'0') as u32;
+            }
+            if v <= 255 {
+                return Some(Parsed::U8(v as u8));
+            }
+        }
+        parse_f32(text).map(Parsed::of)
+    }
+    #[inline]
+    fn push_entry(&mut self, index0: u32, value: Parsed) {
+        self.indices.push(index0);
+        self.values.push(value);
+    }
+    fn end_row(&mut self, label: f64, group: Option<u64>, last: u32) {
+        self.max_index = self.max_index.max(last);
+        self.groups.push(group);
+        self.labels.push(label);
+        self.row_ends.push(self.indices.len() as u32);
+    }
+}
+
+/// Where [`parse_line`] puts a row: the parse and the checks are shared, the
+/// storage of values is the sink's.
+trait LineSink {
+    /// A parsed value.
+    type Value;
+    /// The value of `text`, or `None` when it is not a finite number.
+    fn parse_value(text: &[u8]) -> Option<Self::Value>;
+    /// Appends one entry of the current row (0-based index, checked).
+    fn push_entry(&mut self, index0: u32, value: Self::Value);
+    /// Ends the current row.
+    fn end_row(&mut self, label: f64, group: Option<u64>, last: u32);
+}
+
+impl LineSink for RowBuffer {
+    type Value = f32;
+    #[inline]
+    fn parse_value(text: &[u8]) -> Option<f32> {
+        parse_f32(text)
+    }
+    #[inline]
+    fn push_entry(&mut self, index0: u32, value: f32) {
+        self.indices.push(index0);
+        self.values.push(value);
+    }
+    fn end_row(&mut self, label: f64, group: Option<u64>, last: u32) {
+        self.max_index = self.max_index.max(last);
+        self.groups.push(group);
+        self.labels.push(label);
+        self.row_ends.push(self.indices.len() as u32);
+    }
 }
 
 /// Parsed rows held for reuse: clearing keeps the allocations, so a reader
@@ -383,7 +483,7 @@ impl Accumulator {
                 .extend(piece.row_ends.iter().map(|&e| base as u32 + e));
             self.labels.extend_from_slice(&piece.labels);
             self.indices.extend_from_slice(&piece.indices);
-            self.values.extend_from_slice(&piece.values);
+            self.values.extend(&piece.values);
             self.any_group |= piece.groups.iter().any(Option::is_some);
             self.groups.extend_from_slice(&piece.groups);
             self.max_index = self.max_index.max(piece.max_index);
@@ -396,23 +496,32 @@ impl Accumulator {
         Ok(self.finish_with_groups()?.0)
     }
 
-    fn finish_with_groups(mut self) -> Result<(LibsvmData, Groups), ReadError> {
+    fn finish_with_groups(self) -> Result<(LibsvmData, Groups), ReadError> {
+        let (data, groups) = self.finish_compact();
+        Ok((
+            LibsvmData {
+                x: data.x.into_csmat(),
+                y: data.y,
+            },
+            groups,
+        ))
+    }
+
+    fn finish_compact(mut self) -> (CompactData, Groups) {
         let groups = self.any_group.then(|| std::mem::take(&mut self.groups));
         if self.indptr.is_empty() {
             self.indptr.push(0);
         }
-        let rows = self.labels.len();
         let cols = self.max_index as usize;
         // Indices were checked ascending and in range while parsing.
-        let x = CsMatI::try_new((rows, cols), self.indptr, self.indices, self.values)
-            .map_err(|_| ReadError::TooLarge)?;
-        Ok((
-            LibsvmData {
+        let x = CompactCsr::from_checked(cols, self.indptr, self.indices, self.values);
+        (
+            CompactData {
                 x,
                 y: Array1::from(self.labels),
             },
             groups,
-        ))
+        )
     }
 }
 
@@ -438,11 +547,11 @@ fn split_lines(block: &[u8], n: usize) -> Vec<&[u8]> {
 
 fn parse_piece(text: &[u8]) -> Piece {
     let mut piece = Piece {
-        rows: RowBuffer {
+        rows: PieceRows {
             labels: Vec::with_capacity(text.len() / 512 + 1),
             row_ends: Vec::with_capacity(text.len() / 512 + 1),
             indices: Vec::with_capacity(text.len() / 6),
-            values: Vec::with_capacity(text.len() / 6),
+            values: Values::with_capacity(text.len() / 6),
             groups: Vec::with_capacity(text.len() / 512 + 1),
             max_index: 0,
         },
@@ -463,7 +572,7 @@ fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t' || b == b'\r' || b == b'\n'
 }
 
-fn parse_line(line: &[u8], rows: &mut RowBuffer) -> Result<(), String> {
+fn parse_line<S: LineSink>(line: &[u8], rows: &mut S) -> Result<(), String> {
     // svmlight comments: `#` to the end of the line; a comment line is no row.
     let (line, commented) = match line.iter().position(|&b| b == b'#') {
         Some(at) => (&line[..at], true),
@@ -516,7 +625,7 @@ fn parse_line(line: &[u8], rows: &mut RowBuffer) -> Result<(), String> {
         };
         let colon = token.iter().position(|&b| b == b':').ok_or_else(bad)?;
         let index = parse_index(&token[..colon]).ok_or_else(bad)?;
-        let value = parse_f32(&token[colon + 1..]).ok_or_else(bad)?;
+        let value = S::parse_value(&token[colon + 1..]).ok_or_else(bad)?;
         // Learners size their weights by the largest index: check it before it is believed.
         if index as usize > crate::model::MAX_FEATURES {
             return Err(format!(
@@ -530,13 +639,9 @@ fn parse_line(line: &[u8], rows: &mut RowBuffer) -> Result<(), String> {
             ));
         }
         last = index;
-        rows.indices.push(index - 1);
-        rows.values.push(value);
+        rows.push_entry(index - 1, value);
     }
-    rows.max_index = rows.max_index.max(last);
-    rows.groups.push(group);
-    rows.labels.push(label);
-    rows.row_ends.push(rows.indices.len() as u32);
+    rows.end_row(label, group, last);
     Ok(())
 }
 

@@ -34,8 +34,8 @@ pub use streaming::{
     StreamingValidParams,
 };
 pub use svr::{
-    predict_into, Progress, ProgressFn, Solver, SparseDataset, SvrModel, SvrParams, SvrValidParams,
-    DENSE_MAX_FEATURES,
+    predict_into, CompactDataset, Progress, ProgressFn, Solver, SparseDataset, SvrModel, SvrParams,
+    SvrValidParams, DENSE_MAX_FEATURES,
 };
 
 /// Errors of training: a rejected hyper-parameter or mismatched data.

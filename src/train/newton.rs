@@ -138,6 +138,7 @@ pub fn newton<F: Objective>(
             objective: fw,
             gradient_norm: gnorm,
             seconds: start.elapsed().as_secs_f64(),
+            gap: None,
         });
         if fw < -1.0e32 || actred.abs() <= 1.0e-12 * fw.abs() {
             stalled = true;

@@ -4,7 +4,8 @@
 //! `get_diagH`), so [`super::newton::newton`] never knows which loss it minimises.
 
 use rayon::prelude::*;
-use sprs::CsMatI;
+
+use crate::libsvm::{CompactCsr, Value, Values};
 
 /// A twice-differentiable (or generalized-Hessian) objective over `w ∈ R^n`.
 ///
@@ -51,26 +52,163 @@ pub trait Objective {
 /// Sufficient-decrease constant of the line searches (liblinear's η = 0.01).
 const ARMIJO: f64 = 0.01;
 
+/// Rows per chunk of [`chunked_sum`]: chunk boundaries depend only on the
+/// number of terms, so a sum is the same bits whatever the number of threads.
+pub const SUM_CHUNK: usize = 4096;
+
+/// `Σ_{i<n} f(i)` in parallel and deterministic: fixed chunks of
+/// [`SUM_CHUNK`] terms summed in order, then the chunk sums in order.
+pub fn chunked_sum(n: usize, f: impl Fn(usize) -> f64 + Sync) -> f64 {
+    let (a, _) = chunked_sum2(n, |i| (f(i), 0.0));
+    a
+}
+
+/// Two sums at once, as [`chunked_sum`].
+pub fn chunked_sum2(n: usize, f: impl Fn(usize) -> (f64, f64) + Sync) -> (f64, f64) {
+    let parts: Vec<(f64, f64)> = (0..n.div_ceil(SUM_CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let (mut a, mut b) = (0.0, 0.0);
+            for i in c * SUM_CHUNK..((c + 1) * SUM_CHUNK).min(n) {
+                let (x, y) = f(i);
+                a += x;
+                b += y;
+            }
+            (a, b)
+        })
+        .collect();
+    parts
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x, b + y))
+}
+
+/// `a · b`, deterministic ([`chunked_sum`]).
+pub fn par_dot(a: &[f64], b: &[f64]) -> f64 {
+    chunked_sum(a.len().min(b.len()), |i| a[i] * b[i])
+}
+
 /// Rows of a CSR matrix with an optional constant bias feature appended as
 /// the last variable (liblinear's `-B`: regularised like any other weight).
-pub struct Rows<'a> {
+/// Values are `u8` or `f32` ([`Value`]); every product is taken in `f64`.
+pub struct Rows<'a, V: Value> {
     indptr: &'a [u32],
     indices: &'a [u32],
-    values: &'a [f32],
+    values: &'a [V],
     cols: usize,
     bias: Option<f64>,
 }
 
-impl<'a> Rows<'a> {
+/// A prefetch hint for the cache line holding `p` (x86-64; nothing elsewhere).
+/// Prefetching never faults, whatever the address.
+#[inline(always)]
+pub fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unused_unsafe)]
+    // SAFETY: a prefetch is a hint; it reads nothing and cannot fault.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+impl<V: Value> Clone for Rows<'_, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<V: Value> Copy for Rows<'_, V> {}
+
+/// A view of a [`CompactCsr`] whatever its value type: the solvers are
+/// generic over [`Value`] and [`RowsOf::with`] picks the instance.
+pub enum RowsOf<'a> {
+    /// `u8` values.
+    U8(Rows<'a, u8>),
+    /// `f32` values.
+    F32(Rows<'a, f32>),
+}
+
+/// A computation over rows of any value type (what [`RowsOf::with`] runs).
+pub trait RowsTask {
+    /// The result.
+    type Out;
+    /// Runs on the rows.
+    fn run<V: Value>(self, rows: Rows<'_, V>) -> Self::Out;
+}
+
+impl<'a> RowsOf<'a> {
     /// Views `x`; `bias` < 0 means no bias feature.
-    pub fn new(x: &'a CsMatI<f32, u32>, bias: f64) -> Rows<'a> {
+    pub fn new(x: &'a CompactCsr, bias: f64) -> RowsOf<'a> {
+        let bias = (bias >= 0.0).then_some(bias);
+        let (indptr, indices, cols) = (x.indptr(), x.indices(), x.cols());
+        match x.values() {
+            Values::U8(values) => RowsOf::U8(Rows {
+                indptr,
+                indices,
+                values,
+                cols,
+                bias,
+            }),
+            Values::F32(values) => RowsOf::F32(Rows {
+                indptr,
+                indices,
+                values,
+                cols,
+                bias,
+            }),
+        }
+    }
+
+    /// Runs `task` on the rows with their value type.
+    pub fn with<T: RowsTask>(self, task: T) -> T::Out {
+        match self {
+            RowsOf::U8(r) => task.run(r),
+            RowsOf::F32(r) => task.run(r),
+        }
+    }
+}
+
+impl<'a> Rows<'a, f32> {
+    /// Views an `f32` CSR matrix given by its parts; `bias` < 0 means no bias feature.
+    pub fn from_parts(
+        indptr: &'a [u32],
+        indices: &'a [u32],
+        values: &'a [f32],
+        cols: usize,
+        bias: f64,
+    ) -> Rows<'a, f32> {
         Rows {
-            indptr: x.indptr().into_raw_storage(),
-            indices: x.indices(),
-            values: x.data(),
-            cols: x.cols(),
+            indptr,
+            indices,
+            values,
+            cols,
             bias: (bias >= 0.0).then_some(bias),
         }
+    }
+}
+
+impl<'a, V: Value> Rows<'a, V> {
+    /// The same rows with other column indices (`indices`, one per nonzero,
+    /// ascending within each row) and `cols` columns: the view of a column
+    /// renumbering.
+    pub fn renumbered<'b>(&self, indices: &'b [u32], cols: usize) -> Rows<'b, V>
+    where
+        'a: 'b,
+    {
+        assert_eq!(indices.len(), self.indices.len());
+        Rows {
+            indptr: self.indptr,
+            indices,
+            values: self.values,
+            cols,
+            bias: self.bias,
+        }
+    }
+
+    /// Column indices of every nonzero, row after row.
+    pub fn indices(&self) -> &'a [u32] {
+        self.indices
     }
 
     /// Number of rows.
@@ -83,6 +221,16 @@ impl<'a> Rows<'a> {
         self.len() == 0
     }
 
+    /// Number of columns (without the bias).
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The bias feature's value, if any.
+    pub fn bias(&self) -> Option<f64> {
+        self.bias
+    }
+
     /// Number of weights: columns, plus one for the bias.
     pub fn dimension(&self) -> usize {
         self.cols + usize::from(self.bias.is_some())
@@ -90,7 +238,7 @@ impl<'a> Rows<'a> {
 
     /// Row `i` as (columns, values).
     #[inline]
-    pub fn row(&self, i: usize) -> (&'a [u32], &'a [f32]) {
+    pub fn row(&self, i: usize) -> (&'a [u32], &'a [V]) {
         let (a, b) = (self.indptr[i] as usize, self.indptr[i + 1] as usize);
         (&self.indices[a..b], &self.values[a..b])
     }
@@ -101,7 +249,7 @@ impl<'a> Rows<'a> {
         let (idx, val) = self.row(i);
         let mut s = 0.0;
         for (&j, &v) in idx.iter().zip(val) {
-            s += w[j as usize] * v as f64;
+            s += w[j as usize] * v.to_f64();
         }
         if let Some(b) = self.bias {
             s += w[self.cols] * b;
@@ -114,17 +262,35 @@ impl<'a> Rows<'a> {
     pub fn axpy(&self, i: usize, a: f64, y: &mut [f64]) {
         let (idx, val) = self.row(i);
         for (&j, &v) in idx.iter().zip(val) {
-            y[j as usize] += a * v as f64;
+            y[j as usize] += a * v.to_f64();
         }
         if let Some(b) = self.bias {
             y[self.cols] += a * b;
         }
     }
 
+    /// Asks the cache for row `i`'s first indices and values (a hint: no
+    /// effect on any result).
+    #[inline(always)]
+    pub fn prefetch_row(&self, i: usize) {
+        let a = self.indptr[i] as usize;
+        prefetch(self.indices.as_ptr().wrapping_add(a));
+        prefetch(self.values.as_ptr().wrapping_add(a));
+    }
+
+    /// Asks the cache for the weights `w[j]` of row `i`'s columns (a hint).
+    #[inline(always)]
+    pub fn prefetch_weights(&self, i: usize, w: &[f64]) {
+        let (idx, _) = self.row(i);
+        for &j in idx {
+            prefetch(w.as_ptr().wrapping_add(j as usize));
+        }
+    }
+
     /// `‖x_i‖²` (with the bias feature).
     pub fn norm_sq(&self, i: usize) -> f64 {
         let (_, val) = self.row(i);
-        val.iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>() + self.bias.map_or(0.0, |b| b * b)
+        val.iter().map(|&v| v.to_f64() * v.to_f64()).sum::<f64>() + self.bias.map_or(0.0, |b| b * b)
     }
 
     /// `z_i = w · x_i` for all rows, in parallel.
@@ -136,27 +302,29 @@ impl<'a> Rows<'a> {
     }
 }
 
-/// The exact primal objective `½‖w‖² + C Σ max(0, |y_i − w·x_i| − p)²`, in parallel.
-pub fn primal_value(rows: &Rows, y: &[f64], c: f64, p: f64, w: &[f64]) -> f64 {
-    let loss: f64 = (0..rows.len())
-        .into_par_iter()
-        .with_min_len(1024)
-        .map(|i| {
-            let d = (rows.dot(i, w) - y[i]).abs() - p;
-            if d > 0.0 {
-                d * d
-            } else {
-                0.0
-            }
-        })
-        .sum();
+/// The exact primal objective `½‖w‖² + C Σ max(0, |y_i − w·x_i| − p)²`, in
+/// parallel and deterministic ([`chunked_sum`]).
+pub fn primal_value<V: Value>(rows: &Rows<V>, y: &[f64], c: f64, p: f64, w: &[f64]) -> f64 {
+    let loss = chunked_sum(rows.len(), |i| {
+        let d = (rows.dot(i, w) - y[i]).abs() - p;
+        if d > 0.0 {
+            d * d
+        } else {
+            0.0
+        }
+    });
     0.5 * w.iter().map(|v| v * v).sum::<f64>() + c * loss
 }
 
 /// liblinear's `l2r_l2_svr_fun`: the L2-loss ε-SVR primal, with the heavy
 /// products `Xv` and `X_Iᵀv` spread over rows on the rayon pool.
-pub struct L2SvrObjective<'a> {
-    rows: Rows<'a>,
+///
+/// Deterministic given the pool's size: `X_Iᵀv` splits the active rows into
+/// one fixed slice per thread, each summed into its own accumulator, and the
+/// accumulators are added in order; scalar sums use [`chunked_sum`], whose
+/// chunks do not depend on the pool at all.
+pub struct L2SvrObjective<'a, V: Value> {
+    rows: Rows<'a, V>,
     y: &'a [f64],
     c: f64,
     p: f64,
@@ -171,9 +339,9 @@ pub struct L2SvrObjective<'a> {
     scratch: Vec<Vec<f64>>,
 }
 
-impl<'a> L2SvrObjective<'a> {
+impl<'a, V: Value> L2SvrObjective<'a, V> {
     /// The objective for data `rows`, labels `y`, cost `c` and tube width `p`.
-    pub fn new(rows: Rows<'a>, y: &'a [f64], c: f64, p: f64) -> Self {
+    pub fn new(rows: Rows<'a, V>, y: &'a [f64], c: f64, p: f64) -> Self {
         let l = rows.len();
         let workers = rayon::current_num_threads().max(1);
         let scratch = (1..workers).map(|_| vec![0.0; rows.dimension()]).collect();
@@ -223,27 +391,22 @@ impl<'a> L2SvrObjective<'a> {
     }
 }
 
-impl Objective for L2SvrObjective<'_> {
+impl<V: Value> Objective for L2SvrObjective<'_, V> {
     fn dimension(&self) -> usize {
         self.rows.dimension()
     }
 
     fn value(&mut self, w: &[f64]) -> f64 {
         self.rows.products(w, &mut self.z);
-        let (y, p) = (self.y, self.p);
-        let loss: f64 = self
-            .z
-            .par_iter()
-            .zip(y.par_iter())
-            .map(|(&z, &y)| {
-                let d = (z - y).abs() - p;
-                if d > 0.0 {
-                    d * d
-                } else {
-                    0.0
-                }
-            })
-            .sum();
+        let (y, p, z) = (self.y, self.p, &self.z);
+        let loss = chunked_sum(z.len(), |i| {
+            let d = (z[i] - y[i]).abs() - p;
+            if d > 0.0 {
+                d * d
+            } else {
+                0.0
+            }
+        });
         0.5 * w.iter().map(|v| v * v).sum::<f64>() + self.c * loss
     }
 
@@ -293,8 +456,7 @@ impl Objective for L2SvrObjective<'_> {
     /// for its halving search). Starts at α = 1 and keeps a bracket, so it
     /// ends in a few steps; falls back to halving if Armijo's condition fails.
     fn line_search(&mut self, w: &[f64], s: &[f64], f: f64, g: &[f64]) -> Option<(f64, f64)> {
-        let dot = |a: &[f64], b: &[f64]| -> f64 { a.par_iter().zip(b).map(|(x, y)| x * y).sum() };
-        let (wts, sts, wtw, gts) = (dot(w, s), dot(s, s), dot(w, w), dot(g, s));
+        let (wts, sts, wtw, gts) = (par_dot(w, s), par_dot(s, s), par_dot(w, w), par_dot(g, s));
         if !(gts < 0.0 && gts.is_finite()) {
             return None;
         }
@@ -303,36 +465,28 @@ impl Objective for L2SvrObjective<'_> {
         let (z, t, y, c, p) = (&self.z, &self.t, self.y, self.c, self.p);
         // (φ′(α), φ″(α)) with the generalized second derivative.
         let slope = |a: f64| -> (f64, f64) {
-            let (d1, d2) = (0..z.len())
-                .into_par_iter()
-                .with_min_len(4096)
-                .map(|i| {
-                    let d = z[i] + a * t[i] - y[i];
-                    let e = if d > p {
-                        d - p
-                    } else if d < -p {
-                        d + p
-                    } else {
-                        return (0.0, 0.0);
-                    };
-                    (e * t[i], t[i] * t[i])
-                })
-                .reduce(|| (0.0, 0.0), |u, v| (u.0 + v.0, u.1 + v.1));
+            let (d1, d2) = chunked_sum2(z.len(), |i| {
+                let d = z[i] + a * t[i] - y[i];
+                let e = if d > p {
+                    d - p
+                } else if d < -p {
+                    d + p
+                } else {
+                    return (0.0, 0.0);
+                };
+                (e * t[i], t[i] * t[i])
+            });
             (wts + a * sts + 2.0 * c * d1, sts + 2.0 * c * d2)
         };
         let value = |a: f64| -> f64 {
-            let loss: f64 = (0..z.len())
-                .into_par_iter()
-                .with_min_len(4096)
-                .map(|i| {
-                    let d = (z[i] + a * t[i] - y[i]).abs() - p;
-                    if d > 0.0 {
-                        d * d
-                    } else {
-                        0.0
-                    }
-                })
-                .sum();
+            let loss = chunked_sum(z.len(), |i| {
+                let d = (z[i] + a * t[i] - y[i]).abs() - p;
+                if d > 0.0 {
+                    d * d
+                } else {
+                    0.0
+                }
+            });
             0.5 * (wtw + 2.0 * a * wts + a * a * sts) + c * loss
         };
         let (mut lo, mut hi) = (0.0f64, f64::INFINITY);
@@ -390,7 +544,7 @@ impl Objective for L2SvrObjective<'_> {
             let i = i as usize;
             let (idx, val) = self.rows.row(i);
             for (&j, &v) in idx.iter().zip(val) {
-                m[j as usize] += 2.0 * self.c * (v as f64) * (v as f64);
+                m[j as usize] += 2.0 * self.c * v.to_f64() * v.to_f64();
             }
             if let Some(b) = self.rows.bias {
                 m[self.rows.cols] += 2.0 * self.c * b * b;

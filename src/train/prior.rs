@@ -2,9 +2,8 @@
 //! (`--prior`, `--ranking-prior`, a recipe's `prior`), in centipawns over a
 //! feature set, and the SVR's fit around one (a shift of the labels).
 
-use sprs::CsMatI;
-
 use crate::features::{BaseSet, FeatureSet, Features, MaterialSet};
+use crate::libsvm::CompactCsr;
 use crate::model::Model;
 
 /// The material evaluator as a prior over `features`: its piece values on the
@@ -45,9 +44,14 @@ pub fn named_prior(features: &Features, name: &str) -> Result<Vec<f32>, crate::m
 ///
 /// Subtracts `w0·x` from each row's label. Rows must be no wider than `w0`
 /// (the caller names the mismatch; an index past `w0` panics).
-pub fn shift_labels(x: &CsMatI<f32, u32>, y: &mut [f64], w0: &[f64]) {
-    for (row, y) in x.outer_iterator().zip(y.iter_mut()) {
-        *y -= row.iter().map(|(j, &v)| f64::from(v) * w0[j]).sum::<f64>();
+pub fn shift_labels(x: &CompactCsr, y: &mut [f64], w0: &[f64]) {
+    for (i, y) in y.iter_mut().enumerate() {
+        let (idx, val) = x.row_f64(i);
+        *y -= idx
+            .iter()
+            .zip(val)
+            .map(|(&j, v)| v * w0[j as usize])
+            .sum::<f64>();
     }
 }
 
@@ -64,7 +68,7 @@ pub fn add_prior(w: &mut Vec<f64>, w0: &[f64]) {
 
 /// How many rows each column of `x` occurs in (the weights of an isotonic
 /// fit over the data, `--monotone-hand`).
-pub fn column_counts(x: &CsMatI<f32, u32>) -> Vec<f64> {
+pub fn column_counts(x: &CompactCsr) -> Vec<f64> {
     let mut c = vec![0.0; x.cols()];
     x.indices().iter().for_each(|&j| c[j as usize] += 1.0);
     c
@@ -80,7 +84,7 @@ mod tests {
         let data = read_paths(&[crate::testdata::fixture("liblinear/small.svm")]).unwrap();
         let w0: Vec<f64> = (0..data.x.cols()).map(|j| 0.25 * j as f64 - 1.0).collect();
         let mut y = data.y.to_vec();
-        shift_labels(&data.x, &mut y, &w0);
+        shift_labels(&data.x.clone().into(), &mut y, &w0);
         for (i, row) in data.x.outer_iterator().enumerate() {
             let dot: f64 = row.iter().map(|(j, &v)| f64::from(v) * w0[j]).sum();
             assert_eq!(y[i], data.y[i] - dot);
@@ -91,7 +95,7 @@ mod tests {
         assert_eq!(w.len(), w0.len());
         assert_eq!(w[0], 1.0 + w0[0]);
         assert_eq!(w[w0.len() - 1], w0[w0.len() - 1]);
-        let counts = column_counts(&data.x);
+        let counts = column_counts(&data.x.clone().into());
         assert_eq!(counts.iter().sum::<f64>(), data.x.nnz() as f64);
     }
 

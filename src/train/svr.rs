@@ -28,8 +28,9 @@ use linfa::ParamGuard;
 use ndarray::{Array1, Array2};
 use sprs::CsMatI;
 
-use super::objective::{primal_value, L2SvrObjective, Rows};
+use super::objective::{primal_value, L2SvrObjective, Rows, RowsOf, RowsTask};
 use super::TrainError;
+use crate::libsvm::{CompactCsr, Value};
 use crate::model::Model;
 
 /// Largest column count the dense solver accepts.
@@ -49,9 +50,30 @@ impl Records for SparseDataset {
     }
 }
 
+/// A sparse design matrix in compact form (`u8` or `f32` values, see
+/// [`crate::libsvm::compact`]) as linfa records: what `fit` reads, at 5 bytes
+/// a nonzero when the values are small integers. Fits exactly as
+/// [`SparseDataset`] does on the same numbers.
+#[derive(Debug, Clone)]
+pub struct CompactDataset(pub CompactCsr);
+
+impl Records for CompactDataset {
+    type Elem = f32;
+    fn nsamples(&self) -> usize {
+        self.0.rows()
+    }
+    fn nfeatures(&self) -> usize {
+        self.0.cols()
+    }
+}
+
 /// Which optimizer minimises the objective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Solver {
+    /// Dual coordinate descent with the duality-gap stop, handing over to
+    /// Newton's method on the primal (from the dual's weights) when it stalls
+    /// ([`super::dual::DualParams::handoff`]): `fit`'s default (docs/svr.md).
+    Auto,
     /// Newton with line search on the primal (liblinear `-s 11`'s objective; [`newton`]).
     Primal,
     /// Dual coordinate descent with shrinking (liblinear `-s 12`).
@@ -65,7 +87,7 @@ impl Solver {
     pub fn liblinear_name(self) -> &'static str {
         match self {
             Solver::Primal | Solver::Dense => "L2R_L2LOSS_SVR",
-            Solver::Dual => "L2R_L2LOSS_SVR_DUAL",
+            Solver::Dual | Solver::Auto => "L2R_L2LOSS_SVR_DUAL",
         }
     }
 }
@@ -83,6 +105,9 @@ pub struct Progress {
     pub gradient_norm: f64,
     /// Seconds since the solver started.
     pub seconds: f64,
+    /// Dual with the gap stop: the relative duality gap `(f(w) + D(β)) / f(w)`
+    /// after the epoch.
+    pub gap: Option<f64>,
 }
 
 /// A progress callback.
@@ -128,10 +153,13 @@ impl SvrValidParams {
     /// of the relative-gradient one: stop when `‖∇f(w)‖²/2 ≤ 5e-4 f(w)`,
     /// which certifies the objective within 0.05% of the optimum; this
     /// returns that 5e-4.
+    ///
+    /// The dual solver's default is the same certified gap, checked as the
+    /// duality gap `f(w) + D(β) ≤ 5e-4 f(w)` ([`super::dual::DualParams::gap`]);
+    /// a tolerance set explicitly is liblinear's projected-gradient rule.
     pub fn tolerance(&self) -> f64 {
         self.tolerance.unwrap_or(match self.solver {
-            Solver::Dual => 0.1,
-            Solver::Primal => super::newton::DEFAULT_GAP,
+            Solver::Dual | Solver::Primal | Solver::Auto => super::newton::DEFAULT_GAP,
             Solver::Dense => 1e-4,
         })
     }
@@ -277,6 +305,20 @@ impl SvrModel {
     }
 }
 
+/// Checks that `x` has one row per label; the labels as a slice.
+fn labels_of(rows: usize, y: &Array1<f64>) -> Result<&[f64], TrainError> {
+    let y = y
+        .as_slice()
+        .ok_or_else(|| TrainError::Data("targets must be contiguous".into()))?;
+    if rows != y.len() {
+        return Err(TrainError::Data(format!(
+            "{rows} rows but {} labels",
+            y.len()
+        )));
+    }
+    Ok(y)
+}
+
 impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
     type Object = SvrModel;
 
@@ -285,78 +327,187 @@ impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
         dataset: &DatasetBase<SparseDataset, Array1<f64>>,
     ) -> Result<SvrModel, TrainError> {
         let x = &dataset.records.0;
-        let y = dataset
-            .targets
-            .as_slice()
-            .ok_or_else(|| TrainError::Data("targets must be contiguous".into()))?;
-        if x.rows() != y.len() {
-            return Err(TrainError::Data(format!(
-                "{} rows but {} labels",
-                x.rows(),
-                y.len()
-            )));
+        let y = labels_of(x.rows(), &dataset.targets)?;
+        let x = if x.is_csr() {
+            std::borrow::Cow::Borrowed(x)
+        } else {
+            std::borrow::Cow::Owned(x.to_csr())
+        };
+        let indptr = x.indptr();
+        let rows = Rows::from_parts(
+            indptr.raw_storage(),
+            x.indices(),
+            x.data(),
+            x.cols(),
+            self.bias,
+        );
+        FitTask { params: self, y }.run(rows)
+    }
+}
+
+impl Fit<CompactDataset, Array1<f64>, TrainError> for SvrValidParams {
+    type Object = SvrModel;
+
+    fn fit(
+        &self,
+        dataset: &DatasetBase<CompactDataset, Array1<f64>>,
+    ) -> Result<SvrModel, TrainError> {
+        let x = &dataset.records.0;
+        let y = labels_of(x.rows(), &dataset.targets)?;
+        RowsOf::new(x, self.bias).with(FitTask { params: self, y })
+    }
+}
+
+/// The fit on rows of either value type.
+struct FitTask<'a> {
+    params: &'a SvrValidParams,
+    y: &'a [f64],
+}
+
+impl RowsTask for FitTask<'_> {
+    type Out = Result<SvrModel, TrainError>;
+
+    fn run<V: Value>(self, rows: Rows<'_, V>) -> Result<SvrModel, TrainError> {
+        // A column no row uses has weight 0 at the optimum (its gradient is
+        // the weight itself), so the solvers can work on the used columns
+        // only: on extracted rows (a few thousand of 4 million columns
+        // used) the primal's vectors shrink a thousandfold. Renumbering keeps
+        // each row's order, so every sum over a row is unchanged.
+        let sparse = self.params.solver != Solver::Dense;
+        if let Some((map, indices)) = used_columns(&rows).filter(|_| sparse) {
+            let small = rows.renumbered(&indices, map.len());
+            let mut fitted = self.run_on(small)?;
+            let w = std::mem::take(&mut fitted.model.w);
+            let mut full = vec![0.0; rows.cols()];
+            for (k, &j) in map.iter().enumerate() {
+                full[j as usize] = w[k];
+            }
+            fitted.model.w = full;
+            return Ok(fitted);
         }
-        let rows = Rows::new(x, self.bias);
+        self.run_on(rows)
+    }
+}
+
+/// When fewer than half the columns occur in `rows`: the used columns in
+/// order, and every nonzero's index among them. `None` otherwise (the copy of
+/// the indices would cost more than it saves). Counted in a bitset with
+/// per-word ranks (1/8 + 1/16 byte a column), not a table of `u32` a column.
+fn used_columns<V: Value>(rows: &Rows<V>) -> Option<(Vec<u32>, Vec<u32>)> {
+    let mut bits = vec![0u64; rows.cols().div_ceil(64)];
+    for &j in rows.indices() {
+        bits[j as usize / 64] |= 1 << (j % 64);
+    }
+    let mut before = Vec::with_capacity(bits.len());
+    let mut used = 0u32;
+    for &b in &bits {
+        before.push(used);
+        used += b.count_ones();
+    }
+    if used as usize * 2 > rows.cols() {
+        return None;
+    }
+    let mut map = Vec::with_capacity(used as usize);
+    for (k, &b) in bits.iter().enumerate() {
+        let mut b = b;
+        while b != 0 {
+            map.push(k as u32 * 64 + b.trailing_zeros());
+            b &= b - 1;
+        }
+    }
+    let rank = |j: u32| -> u32 {
+        let (k, r) = (j as usize / 64, j % 64);
+        before[k] + (bits[k] & ((1u64 << r) - 1)).count_ones()
+    };
+    let indices = rows.indices().iter().map(|&j| rank(j)).collect();
+    Some((map, indices))
+}
+
+impl FitTask<'_> {
+    fn run_on<V: Value>(self, rows: Rows<'_, V>) -> Result<SvrModel, TrainError> {
+        let FitTask { params, y } = self;
         let n = rows.dimension();
         let mut w = vec![0.0; n];
         let noop = |_: &Progress| {};
-        let report: &(dyn Fn(&Progress) + Sync) = match &self.progress {
+        let report: &(dyn Fn(&Progress) + Sync) = match &params.progress {
             Some(f) => f.as_ref(),
             None => &noop,
         };
-        let (iterations, reached_max_iter) = match self.solver {
+        let primal = |w: &mut Vec<f64>, max_iter: usize| {
+            let mut f = L2SvrObjective::new(rows, y, params.c, params.p);
+            let mut newton = super::newton::NewtonParams {
+                max_iter,
+                ..Default::default()
+            };
+            if let Some(eps) = params.tolerance {
+                newton.eps = eps;
+                newton.gap = 0.0;
+            }
+            super::newton::newton(&mut f, w, newton, &mut |p| report(p))
+        };
+        let dual = |w: &mut Vec<f64>, handoff: bool| {
+            let (eps, gap) = match params.tolerance {
+                Some(eps) => (eps, 0.0),
+                None => (0.0, super::newton::DEFAULT_GAP),
+            };
+            super::dual::dual_cd(
+                &rows,
+                y,
+                super::dual::DualParams {
+                    c: params.c,
+                    p: params.p,
+                    eps,
+                    gap,
+                    handoff: handoff && gap > 0.0,
+                    max_iter: params.max_iterations,
+                },
+                w,
+                &mut |p| report(p),
+            )
+        };
+        let mut solver = params.solver;
+        let (iterations, reached_max_iter) = match params.solver {
             Solver::Primal => {
-                let mut f = L2SvrObjective::new(rows, y, self.c, self.p);
-                let mut params = super::newton::NewtonParams {
-                    max_iter: self.max_iterations,
-                    ..Default::default()
-                };
-                if let Some(eps) = self.tolerance {
-                    params.eps = eps;
-                    params.gap = 0.0;
-                }
-                let r = super::newton::newton(&mut f, &mut w, params, &mut |p| report(p));
+                let r = primal(&mut w, params.max_iterations);
                 (r.iterations, r.reached_max_iter)
             }
             Solver::Dual => {
-                let r = super::dual::dual_cd(
-                    &rows,
-                    y,
-                    super::dual::DualParams {
-                        c: self.c,
-                        p: self.p,
-                        eps: self.tolerance(),
-                        max_iter: self.max_iterations,
-                    },
-                    &mut w,
-                    &mut |p| report(p),
-                );
+                let r = dual(&mut w, false);
                 (r.iterations, r.reached_max_iter)
+            }
+            Solver::Auto => {
+                let r = dual(&mut w, true);
+                if r.handed_off {
+                    solver = Solver::Primal;
+                    let left = params.max_iterations.saturating_sub(r.iterations).max(1);
+                    let n = primal(&mut w, left);
+                    (r.iterations + n.iterations, n.reached_max_iter)
+                } else {
+                    (r.iterations, r.reached_max_iter)
+                }
             }
             Solver::Dense => {
                 w = fit_dense(
-                    x,
+                    &rows,
                     y,
-                    self.c,
-                    self.bias,
-                    self.tolerance(),
-                    self.max_iterations,
+                    params.c,
+                    params.tolerance(),
+                    params.max_iterations,
                 )?;
                 (0, false)
             }
         };
-        let rows = Rows::new(x, self.bias);
-        let objective = primal_value(&rows, y, self.c, self.p, &w);
-        let bias_weight = if self.bias >= 0.0 {
+        let objective = primal_value(&rows, y, params.c, params.p, &w);
+        let bias_weight = if params.bias >= 0.0 {
             w.pop().unwrap_or(0.0)
         } else {
             0.0
         };
         Ok(SvrModel {
             model: Model {
-                solver_type: self.solver.liblinear_name().into(),
+                solver_type: solver.liblinear_name().into(),
                 w,
-                bias: self.bias,
+                bias: params.bias,
                 bias_weight,
                 features: String::new(),
             },
@@ -369,28 +520,28 @@ impl Fit<SparseDataset, Array1<f64>, TrainError> for SvrValidParams {
 
 /// `½‖w‖² + C Σ (y − w·x)²` through linfa-linear's GLM (Normal, identity link):
 /// its objective `1/(2n) Σ r² + α/2 ‖w‖²` has the same minimiser when `α = 1/(2nC)`.
-fn fit_dense(
-    x: &CsMatI<f32, u32>,
+fn fit_dense<V: Value>(
+    x: &Rows<V>,
     y: &[f64],
     c: f64,
-    bias: f64,
     tol: f64,
     max_iter: usize,
 ) -> Result<Vec<f64>, TrainError> {
-    let cols = x.cols() + usize::from(bias >= 0.0);
+    let cols = x.dimension();
     if x.cols() > DENSE_MAX_FEATURES {
         return Err(TrainError::Data(format!(
             "the dense solver takes at most {DENSE_MAX_FEATURES} features, the data has {}",
             x.cols()
         )));
     }
-    let mut a = Array2::<f64>::zeros((x.rows(), cols));
-    for (i, row) in x.outer_iterator().enumerate() {
-        for (j, &v) in row.iter() {
-            a[[i, j]] = v as f64;
+    let mut a = Array2::<f64>::zeros((x.len(), cols));
+    for i in 0..x.len() {
+        let (idx, val) = x.row(i);
+        for (&j, &v) in idx.iter().zip(val) {
+            a[[i, j as usize]] = v.to_f64();
         }
-        if bias >= 0.0 {
-            a[[i, cols - 1]] = bias;
+        if let Some(b) = x.bias() {
+            a[[i, cols - 1]] = b;
         }
     }
     let n = y.len().max(1) as f64;

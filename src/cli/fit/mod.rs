@@ -192,6 +192,7 @@ fn applies_to(id: &str, group: Option<&str>) -> &'static [Method] {
     use Method::*;
     match (id, group) {
         ("solver" | "c" | "p" | "tolerance" | "bias" | "max_iter", _) => &[Svr],
+        ("jobs", _) => &[Svr, Ranking],
         ("prior", _) => &[Svr, Positions],
         // The positions learner's batch is --batch (positions, not games).
         ("batch_games", _) => &[Ranking, Streaming],
@@ -270,7 +271,13 @@ pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
         monotone_hand: monotone,
     };
     match args.method {
-        Method::Svr => svr::run(&args.data, &out, args.prior.as_deref(), &args.svr),
+        Method::Svr => svr::run(
+            &args.data,
+            &out,
+            args.prior.as_deref(),
+            args.ranking.jobs,
+            &args.svr,
+        ),
         Method::Ranking => ranking::run(&args.data, &out, &args.ranking, &args.learner),
         Method::Streaming => streaming::run(&args.data, &out, &args.streaming, &args.learner),
         Method::Positions => positions::run(

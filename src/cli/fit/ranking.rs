@@ -39,9 +39,11 @@ pub struct RankingArgs {
     /// Ranking: positions at this ply and later are not used [default: none, every ply].
     #[arg(long)]
     max_plies: Option<usize>,
-    /// Ranking: games ranked in parallel [default: all cores].
+    /// Threads: ranking, games ranked in parallel; svr, the reader and the
+    /// solvers' products (the same --jobs gives the same model, bit for bit)
+    /// [default: all cores].
     #[arg(long)]
-    jobs: Option<usize>,
+    pub jobs: Option<usize>,
     /// Start from and regularize towards this evaluation (λ‖w − w0‖²): `material` or a model file.
     #[arg(long = "ranking-prior")]
     ranking_prior: Option<String>,

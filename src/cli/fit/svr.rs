@@ -8,10 +8,10 @@ use std::time::Instant;
 
 use clap::{Args as ClapArgs, ValueEnum};
 use kifulearn::features::Features;
-use kifulearn::libsvm::{expand_paths, read_paths};
+use kifulearn::libsvm::{expand_paths, read_paths_compact, Values};
 use kifulearn::model::toml_string;
 use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
-use kifulearn::train::{Progress, Solver, SparseDataset, SvrParams};
+use kifulearn::train::{CompactDataset, Progress, Solver, SvrParams};
 use linfa::prelude::*;
 
 use super::ModelOut;
@@ -21,8 +21,10 @@ use crate::cli::CliResult;
 /// Options of the SVR (defaults as `liblinear-train -s 11`).
 #[derive(ClapArgs)]
 pub struct SvrArgs {
-    /// Optimizer.
-    #[arg(long, value_enum, default_value_t = SolverArg::Primal)]
+    /// Optimizer: auto (dual coordinate descent, handing over to Newton on the
+    /// primal when its projected gradient stops halving), dual, primal
+    /// (Newton), or dense (linfa-linear on a dense copy); docs/svr.md.
+    #[arg(long, value_enum, default_value_t = SolverArg::Auto)]
     solver: SolverArg,
     /// Cost C.
     #[arg(short = 'c', default_value_t = 1.0, allow_negative_numbers = true)]
@@ -30,9 +32,11 @@ pub struct SvrArgs {
     /// Tube width p (epsilon of the loss).
     #[arg(short = 'p', default_value_t = 0.1, allow_negative_numbers = true)]
     p: f64,
-    /// Stopping tolerance. Primal: stop at |g| <= e |g(0)| (liblinear's rule);
-    /// unset, stop when |g|^2/2 <= 0.0005 f, the objective within 0.05% of the
-    /// optimum (docs/svr.md). Dual: liblinear's [default: primal the 0.05% rule, dual 0.1].
+    /// Stopping tolerance, liblinear's rules: primal |g| <= e |g(0)|, dual the
+    /// projected-gradient sum <= e x the first epoch's. Unset, both stop on a
+    /// certified gap, the objective within 0.05% of the optimum (primal
+    /// |g|^2/2 <= 0.0005 f, dual the duality gap <= 0.0005 f; docs/svr.md)
+    /// [default: the 0.05% rule].
     #[arg(short = 'e', allow_negative_numbers = true)]
     tolerance: Option<f64>,
     /// Bias feature value (negative: no bias).
@@ -45,15 +49,23 @@ pub struct SvrArgs {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum SolverArg {
+    Auto,
     Primal,
     Dual,
     Dense,
 }
 
 /// Runs `fit --method svr` on the libsvm files or dataset folders `data`.
-pub fn run(data: &[PathBuf], out: &ModelOut, prior: Option<&str>, args: &SvrArgs) -> CliResult {
+pub fn run(
+    data: &[PathBuf],
+    out: &ModelOut,
+    prior: Option<&str>,
+    jobs: Option<usize>,
+    args: &SvrArgs,
+) -> CliResult {
     let set = out.features;
     let solver = match args.solver {
+        SolverArg::Auto => Solver::Auto,
         SolverArg::Primal => Solver::Primal,
         SolverArg::Dual => Solver::Dual,
         SolverArg::Dense => Solver::Dense,
@@ -65,8 +77,9 @@ pub fn run(data: &[PathBuf], out: &ModelOut, prior: Option<&str>, args: &SvrArgs
         .solver(solver)
         .max_iterations(args.max_iter)
         .progress(Arc::new(|p: &Progress| {
+            let gap = p.gap.map(|g| format!("  gap {g:.3e}")).unwrap_or_default();
             trace!(
-                "{} iter {:4}  objective {:.6e}  |g| {:.3e}  {:.2}s",
+                "{} iter {:4}  objective {:.6e}  |g| {:.3e}{gap}  {:.2}s",
                 p.solver,
                 p.iteration,
                 p.objective,
@@ -96,14 +109,19 @@ pub fn run(data: &[PathBuf], out: &ModelOut, prior: Option<&str>, args: &SvrArgs
         _ => None,
     };
     let files = expand_paths(data)?;
+    let pool = crate::cli::thread_pool(jobs)?;
     let t = Instant::now();
-    let mut data = read_paths(&files)?;
+    let mut data = pool.install(|| read_paths_compact(&files))?;
     summary!(
-        "read {} file(s): {} rows, {} features, {} nonzeros in {:.2}s",
+        "read {} file(s): {} rows, {} features, {} nonzeros ({} values) in {:.2}s",
         files.len(),
         data.x.rows(),
         data.x.cols(),
         data.x.nnz(),
+        match data.x.values() {
+            Values::U8(_) => "u8",
+            Values::F32(_) => "f32",
+        },
         t.elapsed().as_secs_f64()
     );
     if solver == Solver::Dense && args.p != 0.0 {
@@ -129,9 +147,11 @@ pub fn run(data: &[PathBuf], out: &ModelOut, prior: Option<&str>, args: &SvrArgs
             w0,
         );
     }
-    let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
+    let dataset = DatasetBase::new(CompactDataset(data.x), data.y);
     let t = Instant::now();
-    let fitted = checked.fit(&dataset)?;
+    let fitted = pool.install(|| checked.fit(&dataset))?;
+    // The rows are no longer needed: free them before the model's text is built.
+    drop(dataset);
     if let Some(w) = fitted.iteration_cap_warning() {
         eprintln!("warning: {w}");
     }
@@ -143,6 +163,8 @@ pub fn run(data: &[PathBuf], out: &ModelOut, prior: Option<&str>, args: &SvrArgs
     );
     let mut model = fitted.model;
     model.features = set.to_string();
+    // `auto` ends in the dual or the primal solver: the model says which.
+    let solver_type = model.solver_type.clone();
     if let Some(w0) = &w0 {
         add_prior(&mut model.w, w0);
     }
@@ -163,7 +185,7 @@ pub fn run(data: &[PathBuf], out: &ModelOut, prior: Option<&str>, args: &SvrArgs
         counts.as_deref(),
         set,
         &[
-            ("solver", toml_string(solver.liblinear_name())),
+            ("solver", toml_string(&solver_type)),
             ("c", format!("{:?}", args.c)),
             ("p", format!("{:?}", args.p)),
             ("tolerance", format!("{:?}", checked.tolerance())),
