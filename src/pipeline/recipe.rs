@@ -227,7 +227,9 @@ impl Labels {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SolverTable {
-    /// `primal` (Newton with line search), `dual` (coordinate descent) or `dense` (linfa-linear).
+    /// `auto` (the dual, handing over to Newton when it stalls: `fit`'s
+    /// default), `primal` (Newton with line search), `dual` (coordinate
+    /// descent) or `dense` (linfa-linear).
     #[serde(default = "default_solver")]
     pub name: String,
     /// Cost C.
@@ -334,7 +336,7 @@ fn default_scale() -> f64 {
     10_000.0
 }
 fn default_solver() -> String {
-    "primal".into()
+    "auto".into()
 }
 fn default_c() -> f64 {
     1.0
@@ -465,11 +467,11 @@ impl Recipe {
             };
             return Err(bad(key, value, e.expected().unwrap_or_default()));
         }
-        if !["primal", "dual", "dense"].contains(&self.solver.name.as_str()) {
+        if !["auto", "primal", "dual", "dense"].contains(&self.solver.name.as_str()) {
             return Err(bad(
                 "solver.name",
                 self.solver.name.clone(),
-                "primal, dual or dense",
+                "auto, primal, dual or dense",
             ));
         }
         if !(self.solver.c.is_finite() && self.solver.c > 0.0) {
@@ -641,7 +643,7 @@ mod tests {
         assert_eq!(r.rounds, 1);
         assert_eq!(r.features.set, "relation");
         assert_eq!(r.labels.margin, 100);
-        assert_eq!(r.solver.name, "primal");
+        assert_eq!(r.solver.name, "auto");
         assert_eq!(r.split.held_out, 0.2);
     }
 

@@ -14,9 +14,9 @@ use super::recipe::Recipe;
 use super::run::{io_at, other, Observer, PipelineError};
 use crate::eval::{load_linear, Material};
 use crate::features::{FeatureSet, Features};
-use crate::libsvm::read_paths;
+use crate::libsvm::read_paths_compact;
 use crate::model::toml_string;
-use crate::train::{Progress, Solver, SparseDataset, SvrParams};
+use crate::train::{CompactDataset, Progress, Solver, SvrParams};
 
 /// Plays the round's model against the material engine (`[match]`); CSA
 /// records and `results.csv` go to `DIR/round-N/match/`.
@@ -78,13 +78,14 @@ pub(crate) fn fit_svr(
     let solver = match s.name.as_str() {
         "dual" => Solver::Dual,
         "dense" => Solver::Dense,
-        _ => Solver::Primal,
+        "primal" => Solver::Primal,
+        _ => Solver::Auto,
     };
     let progress = observer.clone();
     let mut params = SvrParams::new().c(s.c).p(s.p);
     match (s.tolerance, solver) {
         (Some(t), _) => params = params.tolerance(t),
-        (None, Solver::Primal) => {}
+        (None, Solver::Primal | Solver::Auto) => {}
         (None, _) => params = params.tolerance(super::recipe::DEFAULT_TOLERANCE),
     }
     let params = params
@@ -95,9 +96,10 @@ pub(crate) fn fit_svr(
     let checked = linfa::ParamGuard::check(params).map_err(other)?;
     let checked_tolerance = checked.tolerance();
     let start = Instant::now();
-    let data = read_paths(svm).map_err(other)?;
-    let dataset = DatasetBase::new(SparseDataset(data.x), data.y);
+    let data = read_paths_compact(svm).map_err(other)?;
+    let dataset = DatasetBase::new(CompactDataset(data.x), data.y);
     let fitted = checked.fit(&dataset).map_err(other)?;
+    drop(dataset);
     if let Some(w) = fitted.iteration_cap_warning() {
         observer.warning(&w);
     }
@@ -116,7 +118,8 @@ pub(crate) fn fit_svr(
             false,
             &model.features,
             &[
-                ("solver", toml_string(solver.liblinear_name())),
+                // `auto` ends in the dual or the primal solver: the model says which.
+                ("solver", toml_string(&model.solver_type)),
                 ("c", format!("{:?}", s.c)),
                 ("p", format!("{:?}", s.p)),
                 ("tolerance", format!("{:?}", checked_tolerance)),
