@@ -302,18 +302,31 @@ impl<'a, V: Value> Rows<'a, V> {
     }
 }
 
-/// The exact primal objective `½‖w‖² + C Σ max(0, |y_i − w·x_i| − p)²`, in
-/// parallel and deterministic ([`chunked_sum`]).
-pub fn primal_value<V: Value>(rows: &Rows<V>, y: &[f64], c: f64, p: f64, w: &[f64]) -> f64 {
-    let loss = chunked_sum(rows.len(), |i| {
-        let d = (rows.dot(i, w) - y[i]).abs() - p;
+/// `Σ max(0, |rᵢ| − p)²` over the residuals `r(i)`, `i < n`: the loss part of
+/// the primal objective, in parallel and deterministic ([`chunked_sum`]). The
+/// one definition of the tube loss, for the objective, its evaluation at a
+/// point ([`primal_value`], [`SvrFun`]) and along a Newton direction.
+fn tube_loss(n: usize, p: f64, residual: impl Fn(usize) -> f64 + Sync) -> f64 {
+    chunked_sum(n, |i| {
+        let d = residual(i).abs() - p;
         if d > 0.0 {
             d * d
         } else {
             0.0
         }
-    });
+    })
+}
+
+/// `½‖w‖² + C·loss`: the primal objective assembled from its loss.
+fn regularized(w: &[f64], c: f64, loss: f64) -> f64 {
     0.5 * w.iter().map(|v| v * v).sum::<f64>() + c * loss
+}
+
+/// The exact primal objective `½‖w‖² + C Σ max(0, |y_i − w·x_i| − p)²`, in
+/// parallel and deterministic ([`chunked_sum`]).
+pub fn primal_value<V: Value>(rows: &Rows<V>, y: &[f64], c: f64, p: f64, w: &[f64]) -> f64 {
+    let loss = tube_loss(rows.len(), p, |i| rows.dot(i, w) - y[i]);
+    regularized(w, c, loss)
 }
 
 /// liblinear's `l2r_l2_svr_fun`: the L2-loss ε-SVR primal, with the heavy
@@ -399,15 +412,8 @@ impl<V: Value> Objective for L2SvrObjective<'_, V> {
     fn value(&mut self, w: &[f64]) -> f64 {
         self.rows.products(w, &mut self.z);
         let (y, p, z) = (self.y, self.p, &self.z);
-        let loss = chunked_sum(z.len(), |i| {
-            let d = (z[i] - y[i]).abs() - p;
-            if d > 0.0 {
-                d * d
-            } else {
-                0.0
-            }
-        });
-        0.5 * w.iter().map(|v| v * v).sum::<f64>() + self.c * loss
+        let loss = tube_loss(z.len(), p, |i| z[i] - y[i]);
+        regularized(w, self.c, loss)
     }
 
     fn gradient(&mut self, w: &[f64], g: &mut [f64]) {
@@ -479,14 +485,7 @@ impl<V: Value> Objective for L2SvrObjective<'_, V> {
             (wts + a * sts + 2.0 * c * d1, sts + 2.0 * c * d2)
         };
         let value = |a: f64| -> f64 {
-            let loss = chunked_sum(z.len(), |i| {
-                let d = (z[i] + a * t[i] - y[i]).abs() - p;
-                if d > 0.0 {
-                    d * d
-                } else {
-                    0.0
-                }
-            });
+            let loss = tube_loss(z.len(), p, |i| z[i] + a * t[i] - y[i]);
             0.5 * (wtw + 2.0 * a * wts + a * a * sts) + c * loss
         };
         let (mut lo, mut hi) = (0.0f64, f64::INFINITY);
