@@ -242,10 +242,12 @@ pub fn run_recipe(
         }
         let model_path = dir.join("model.txt");
 
-        if recipe.learner.method == "ranking" {
+        let method = recipe.learner.method.as_str();
+        if matches!(method, "ranking" | "positions" | "selfplay") {
+            // The learners that read the games themselves (`learn.rs`).
             if model_path.exists() && figures.fit.is_some() {
                 observer.line(&format!(
-                    "round {round} ranking: done earlier ({})",
+                    "round {round} {method}: done earlier ({})",
                     model_path.display()
                 ));
             } else {
@@ -255,63 +257,50 @@ pub fn run_recipe(
                     .filter_map(|j| j.game.as_ref().ok().cloned())
                     .collect();
                 let previous = (round > 1).then(|| out.join(model_name(round - 1)));
-                let step = super::learn::ranking_round(
-                    recipe,
-                    &features,
-                    &train,
-                    previous.as_deref(),
-                    &model_path,
-                )?;
-                observer.line(&format!(
-                    "round {round} ranking: {} positions, {} epochs, J/position {:.6}, {:.1}s -> {}",
-                    step.extract.rows,
-                    step.fit.iterations,
-                    step.fit.objective,
-                    step.fit.seconds,
-                    model_path.display()
-                ));
-                figures.extract = Some(step.extract);
-                figures.fit = Some(step.fit);
-                figures.save(&dir)?;
-            }
-        } else if matches!(recipe.learner.method.as_str(), "positions" | "selfplay") {
-            if model_path.exists() && figures.fit.is_some() {
-                observer.line(&format!(
-                    "round {round} positions: done earlier ({})",
-                    model_path.display()
-                ));
-            } else {
-                let train: Vec<Game> = games
-                    .train
-                    .iter()
-                    .filter_map(|j| j.game.as_ref().ok().cloned())
-                    .collect();
-                let previous = (round > 1).then(|| out.join(model_name(round - 1)));
-                let step = super::learn::positions_round(
-                    recipe,
-                    round,
-                    &features,
-                    &train,
-                    &games.heldout,
-                    previous.as_deref(),
-                    &model_path,
-                )?;
-                observer.line(&format!(
-                    "round {round} {}: {} positions scored by {} at depth {} in {:.1}s; fit {} epochs, cross-entropy {:.5}, {:.1}s -> {}",
-                    recipe.learner.method,
-                    step.extract.rows,
-                    step.extract.labeller,
-                    if recipe.learner.method == "selfplay" {
-                        recipe.learner.generate_depth
-                    } else {
-                        recipe.learner.teacher_depth
-                    },
-                    step.extract.seconds,
-                    step.fit.iterations,
-                    step.fit.objective,
-                    step.fit.seconds,
-                    model_path.display()
-                ));
+                let step = if method == "ranking" {
+                    let step = super::learn::ranking_round(
+                        recipe,
+                        &features,
+                        &train,
+                        previous.as_deref(),
+                        &model_path,
+                    )?;
+                    observer.line(&format!(
+                        "round {round} ranking: {} positions, {} epochs, J/position {:.6}, {:.1}s -> {}",
+                        step.extract.rows,
+                        step.fit.iterations,
+                        step.fit.objective,
+                        step.fit.seconds,
+                        model_path.display()
+                    ));
+                    step
+                } else {
+                    let step = super::learn::positions_round(
+                        recipe,
+                        round,
+                        &features,
+                        &train,
+                        &games.heldout,
+                        previous.as_deref(),
+                        &model_path,
+                    )?;
+                    observer.line(&format!(
+                        "round {round} {method}: {} positions scored by {} at depth {} in {:.1}s; fit {} epochs, cross-entropy {:.5}, {:.1}s -> {}",
+                        step.extract.rows,
+                        step.extract.labeller,
+                        if method == "selfplay" {
+                            recipe.learner.generate_depth
+                        } else {
+                            recipe.learner.teacher_depth
+                        },
+                        step.extract.seconds,
+                        step.fit.iterations,
+                        step.fit.objective,
+                        step.fit.seconds,
+                        model_path.display()
+                    ));
+                    step
+                };
                 figures.extract = Some(step.extract);
                 figures.fit = Some(step.fit);
                 figures.save(&dir)?;
