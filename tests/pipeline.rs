@@ -370,6 +370,73 @@ depth = 1
     let _ = fs::remove_dir_all(&out);
 }
 
+#[test]
+fn a_selfplay_round_learns_from_the_rounds_before_it() {
+    // With learn_rounds = 2, round 2 learns from round 1's positions and its
+    // own: round 1 is the same as with learn_rounds = 1 (nothing before it),
+    // so is round 2's generation (same teacher, same seed), and round 2's
+    // rows are the sum of both rounds' rows of the one-round runs.
+    let text = |learn_rounds: &str| {
+        format!(
+            r#"
+rounds = 2
+[inputs]
+paths = ["fixtures/selfplay"]
+[split]
+held_out = 0.5
+[features]
+set = "kp,material"
+[learner]
+method = "selfplay"
+teacher = "previous"
+prior = "previous"
+generate_positions = 300
+generate_depth = 1
+result_weight = 0.0
+epochs = 2
+{learn_rounds}
+[match]
+games = 2
+depth = 1
+"#
+        )
+    };
+    let rows = |out: &Path| -> Vec<u64> {
+        let mut r = csv::Reader::from_path(out.join("rounds.csv")).unwrap();
+        let col = r
+            .headers()
+            .unwrap()
+            .iter()
+            .position(|h| h == "rows")
+            .unwrap();
+        r.records()
+            .map(|row| row.unwrap()[col].parse().unwrap())
+            .collect()
+    };
+    let one = Recipe::parse(&text(""), Path::new("one.toml")).unwrap();
+    let explicit = Recipe::parse(&text("learn_rounds = 1"), Path::new("one.toml")).unwrap();
+    assert_eq!(
+        kifulearn::pipeline::run::recipe_fingerprint(&one),
+        kifulearn::pipeline::run::recipe_fingerprint(&explicit),
+        "the default learn_rounds leaves earlier runs' fingerprints alone"
+    );
+    let two = Recipe::parse(&text("learn_rounds = 2"), Path::new("two.toml")).unwrap();
+    let (a, b) = (scratch("selfplay-learn-1"), scratch("selfplay-learn-2"));
+    run_once(&one, &a);
+    run_once(&two, &b);
+    let (ra, rb) = (rows(&a), rows(&b));
+    assert_eq!(rb[0], ra[0]);
+    assert_eq!(
+        rb[1],
+        ra[0] + ra[1],
+        "round 2 learns from both rounds' positions"
+    );
+    let err = Recipe::parse(&text("learn_rounds = 0"), Path::new("zero.toml")).unwrap_err();
+    assert!(err.to_string().contains("learner.learn_rounds"), "{err}");
+    let _ = fs::remove_dir_all(&a);
+    let _ = fs::remove_dir_all(&b);
+}
+
 /// Issue 16's kill test for `pipeline run`: killed at random points (12 kills,
 /// seeded delays), with the recipe's margin changed between some runs, then
 /// run to the end with the final recipe: rounds, models and every round's

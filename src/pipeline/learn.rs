@@ -4,7 +4,7 @@
 //! leaves; `ranking` compares each game move with its siblings (Bonanza's
 //! comparison training). Each writes the model with its sidecar.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::figures::{ExtractFigures, FitFigures};
@@ -29,7 +29,9 @@ pub struct PositionsFigures {
 }
 
 /// Generates the round's positions with `teacher` (resuming a partial run in
-/// `dir`) and reads them back as samples.
+/// `dir`, `OUT/round-N/generate`) and reads them back as samples, after those
+/// of the `learn_rounds − 1` rounds before it (`OUT/round-K/generate`, in
+/// round order).
 fn generated_samples(
     recipe: &Recipe,
     round: u32,
@@ -60,7 +62,27 @@ fn generated_samples(
         ..GenerateConfig::default()
     };
     generate(teacher, &set.openings, &cfg, dir, false, |_| {}).map_err(other)?;
-    let (files, _) = split_position_paths(&[dir.join("positions")]).map_err(io_at(dir))?;
+    let first = (round + 1).saturating_sub(l.learn_rounds).max(1);
+    let out = dir
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."));
+    let mut dirs: Vec<PathBuf> = (first..round)
+        .map(|k| out.join(format!("round-{k}")).join("generate"))
+        .collect();
+    dirs.push(dir.to_path_buf());
+    let mut positions = Vec::with_capacity(dirs.len());
+    for d in &dirs {
+        if !d.join("positions").is_dir() {
+            return Err(PipelineError::Other(format!(
+                "{}: no generated positions for learner.learn_rounds = {} (the round that made them was not run here)",
+                d.display(),
+                l.learn_rounds
+            )));
+        }
+        positions.push(d.join("positions"));
+    }
+    let (files, _) = split_position_paths(&positions).map_err(io_at(dir))?;
     let (samples, _) = samples_from_position_files(&files).map_err(other)?;
     Ok(samples)
 }
