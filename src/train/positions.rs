@@ -45,11 +45,11 @@ use rayon::prelude::*;
 
 use super::step::{self, Optimizer, Stepper};
 use super::TrainError;
-use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
 use crate::features::{BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, MaterialSet};
 use crate::model::Model;
 use crate::rng::SplitMix64;
+use crate::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::shogi::Position;
 
 pub use super::prior::{material_prior, model_prior, named_prior};

@@ -377,7 +377,7 @@ pub struct Ranker<'a, F: FeatureSet> {
     skip_opening: usize,
     max_plies: Option<usize>,
     leaf: Leaf,
-    table: Option<crate::engine::search::TranspositionTable>,
+    table: Option<crate::search::TranspositionTable>,
     siblings: crate::shogi::Siblings,
     children: Vec<Position>,
     /// Per child: the view its features are taken from and the sign that turns
@@ -396,7 +396,7 @@ impl<'a, F: FeatureSet + Sync> Ranker<'a, F> {
             max_plies: params.max_plies,
             leaf: params.leaf,
             table: (params.leaf != Leaf::Sibling)
-                .then(|| crate::engine::search::TranspositionTable::new(1)),
+                .then(|| crate::search::TranspositionTable::new(1)),
             siblings: crate::shogi::Siblings::new(),
             children: Vec::new(),
             views: Vec::new(),
