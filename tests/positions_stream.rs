@@ -22,12 +22,11 @@ use kifulearn::features::Features;
 use kifulearn::positions::{GameResult, PositionFormat, PositionRecord, PositionWriter};
 use kifulearn::record::{read_file, Game};
 use kifulearn::train::positions::{
-    fit, loss, material_prior, samples_from_games, samples_from_position_files, Leaves,
-    PositionsParams, Sample,
+    loss, material_prior, samples_from_games, samples_from_position_files, Leaves, PositionsParams,
+    Sample,
 };
-use kifulearn::train::positions_stream::{
-    fit_stream, PositionFiles, StreamData, StreamEvent, StreamFit, StreamParams,
-};
+use kifulearn::train::positions_stream::{PositionFiles, StreamData, StreamFit, StreamParams};
+use kifulearn::train::progress::{Chunk, Event, Quiet};
 
 /// The games of `dir` (under the crate root), the first `most` files.
 fn games(dir: &str, most: usize) -> Vec<Game> {
@@ -113,27 +112,33 @@ fn stream(
 ) -> StreamFit {
     let features = features();
     let held = held.map(|g| data(&[], g));
-    fit_stream(
-        &features,
-        &data(files, &[]),
-        held.as_ref(),
-        &material_prior(&features),
-        &params(epochs),
-        &StreamParams { chunk, cache },
-        |e| {
-            if let StreamEvent::Chunk {
-                epoch,
-                held_out,
-                positions,
-                cached,
-                ..
-            } = e
-            {
-                events.push((epoch, held_out, positions, cached));
-            }
-        },
-    )
-    .unwrap()
+    // Observers are `Sync` (the ranking learner reports from worker threads).
+    let seen = std::sync::Mutex::new(Vec::new());
+    let fit = params(epochs)
+        .fit_stream(
+            &features,
+            &data(files, &[]),
+            held.as_ref(),
+            &material_prior(&features),
+            &StreamParams { chunk, cache },
+            &|e: &Event<'_>| {
+                if let Event::Chunk(Chunk {
+                    epoch,
+                    held_out,
+                    positions,
+                    cached,
+                    ..
+                }) = *e
+                {
+                    seen.lock()
+                        .unwrap()
+                        .push((epoch, held_out, positions, cached));
+                }
+            },
+        )
+        .unwrap();
+    events.extend(seen.into_inner().unwrap());
+    fit
 }
 
 fn in_memory(files: &[PathBuf]) -> Vec<Sample> {
@@ -150,15 +155,9 @@ fn one_chunk_takes_the_in_memory_first_epoch() {
     assert!(samples.len() > 3000, "{} positions", samples.len());
     let features = features();
     let leaves = Leaves::build(&features, &Material, &samples);
-    let memory = fit(
-        &features,
-        &leaves,
-        None,
-        &material_prior(&features),
-        &params(1),
-        |_| {},
-    )
-    .unwrap();
+    let memory = params(1)
+        .fit(&features, &leaves, None, &material_prior(&features), &Quiet)
+        .unwrap();
     for cache in [None, Some(dir.join("cache"))] {
         let mut events = Vec::new();
         let s = stream(&files, None, 1, 1 << 20, cache, &mut events);
@@ -216,15 +215,15 @@ fn small_chunks_hold_a_chunk_and_learn_as_well() {
     let held = Leaves::build(&features, &Material, &held_samples);
     let train = Leaves::build(&features, &Material, &samples);
     let epochs = 4;
-    let memory = fit(
-        &features,
-        &train,
-        Some(&held),
-        &material_prior(&features),
-        &params(epochs),
-        |_| {},
-    )
-    .unwrap();
+    let memory = params(epochs)
+        .fit(
+            &features,
+            &train,
+            Some(&held),
+            &material_prior(&features),
+            &Quiet,
+        )
+        .unwrap();
     let chunk = 1024;
     let mut events = Vec::new();
     let s = stream(

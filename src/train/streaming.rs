@@ -39,6 +39,7 @@ use std::time::Instant;
 
 use linfa::ParamGuard;
 
+use super::progress::{Epoch as ProgressEpoch, Event, Observer};
 use super::TrainError;
 use crate::libsvm::{ReadError, RowBuffer, RowReader};
 use crate::model::Model;
@@ -59,6 +60,20 @@ pub struct StreamingValidParams {
 }
 
 impl StreamingValidParams {
+    /// Trains from `files` (sorted here, so the order does not depend on how
+    /// they were listed), allocating `dimension` features up front and growing
+    /// if a larger index is read; `observer` sees each file and epoch. The
+    /// next chunk is parsed on a second thread while the learner works
+    /// through the current one.
+    pub fn fit(
+        &self,
+        files: &[PathBuf],
+        dimension: usize,
+        observer: &dyn Observer,
+    ) -> Result<StreamingFit, ReadError> {
+        train_streaming(self, files, dimension, observer)
+    }
+
     /// The learning rate.
     pub fn rate(&self) -> f32 {
         self.rate
@@ -192,20 +207,6 @@ pub struct EpochStats {
     pub seconds: f64,
 }
 
-/// A report to the caller while training.
-#[derive(Debug, Clone, Copy)]
-pub enum StreamingEvent<'a> {
-    /// A file was learned from (and its batch updated, if it closed one).
-    File {
-        /// 1-based epoch.
-        epoch: usize,
-        /// Files done in this epoch, counting this one.
-        done: usize,
-    },
-    /// An epoch ended.
-    Epoch(&'a EpochStats),
-}
-
 /// The learned weights and the per-epoch statistics.
 #[derive(Debug, Clone)]
 pub struct StreamingFit {
@@ -316,15 +317,12 @@ struct Chunk {
     last_of_file: bool,
 }
 
-/// Trains from `files` (sorted here, so the order does not depend on how
-/// they were listed), allocating `dimension` features up front and growing
-/// if a larger index is read. The next chunk is parsed on a second thread
-/// while the learner works through the current one.
-pub fn train_streaming(
+/// [`StreamingValidParams::fit`].
+fn train_streaming(
     params: &StreamingValidParams,
     files: &[PathBuf],
     dimension: usize,
-    mut report: impl FnMut(StreamingEvent<'_>),
+    observer: &dyn Observer,
 ) -> Result<StreamingFit, ReadError> {
     if files.is_empty() {
         return Err(ReadError::NoFiles("the file list".into()));
@@ -364,12 +362,12 @@ pub fn train_streaming(
                     stats.batches += 1;
                     in_batch = 0;
                 }
-                report(StreamingEvent::File { epoch, done });
+                observer.event(&Event::File { epoch, done });
             }
         })?;
         stats.mse = squared / stats.rows.max(1) as f64;
         stats.seconds = start.elapsed().as_secs_f64();
-        report(StreamingEvent::Epoch(&stats));
+        observer.event(&Event::Epoch(ProgressEpoch::Streaming(&stats)));
         epochs.push(stats);
     }
     Ok(StreamingFit {
