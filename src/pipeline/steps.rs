@@ -177,15 +177,10 @@ pub(crate) fn fit_streaming(
             false,
             &model.features,
             &[
-                ("method", toml_string("streaming")),
-                ("rate", format!("{:?}", params.rate())),
-                ("min_frequency", params.min_frequency().to_string()),
-                ("bound", format!("{:?}", params.bound())),
-                ("batch_games", params.batch_games().to_string()),
-                ("epochs", params.epochs().to_string()),
-                ("mse", format!("{:?}", mse)),
-                ("binary", "false".into()),
-            ],
+                params.meta(),
+                vec![("mse", format!("{:?}", mse)), ("binary", "false".into())],
+            ]
+            .concat(),
         )
         .map_err(io_at(model_path))?;
     Ok(figures_fit)

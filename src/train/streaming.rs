@@ -41,6 +41,7 @@ use linfa::ParamGuard;
 
 use super::progress::{Epoch as ProgressEpoch, Event, Observer};
 use super::TrainError;
+use crate::files::toml_string;
 use crate::libsvm::{ReadError, RowBuffer, RowReader};
 use crate::model::Model;
 use crate::rng::SplitMix64;
@@ -72,6 +73,21 @@ impl StreamingValidParams {
         observer: &dyn Observer,
     ) -> Result<StreamingFit, ReadError> {
         train_streaming(self, files, dimension, observer)
+    }
+
+    /// The sidecar options (`key`, TOML value) that say how a model was
+    /// learned, written by `fit --method streaming` and by recipes, in this
+    /// order: `method`, `rate`, `min_frequency`, `bound`, `batch_games`,
+    /// `epochs`. Each caller appends what it knows besides.
+    pub fn meta(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("method", toml_string("streaming")),
+            ("rate", format!("{:?}", self.rate())),
+            ("min_frequency", self.min_frequency().to_string()),
+            ("bound", format!("{:?}", self.bound())),
+            ("batch_games", self.batch_games().to_string()),
+            ("epochs", self.epochs().to_string()),
+        ]
     }
 
     /// The learning rate.

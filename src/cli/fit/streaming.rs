@@ -103,38 +103,29 @@ pub fn run(
         stats.iter().map(|s| s.seconds).sum::<f64>()
     );
     let list = |v: Vec<String>| format!("[{}]", v.join(", "));
-    out.write(
-        &mut model,
-        None,
-        features,
-        &[
-            ("method", toml_string("streaming")),
-            ("rate", format!("{:?}", params.rate())),
-            ("min_frequency", params.min_frequency().to_string()),
-            ("bound", format!("{:?}", params.bound())),
-            ("batch_games", params.batch_games().to_string()),
-            ("epochs", params.epochs().to_string()),
-            (
-                "seed",
-                params
-                    .seed()
-                    .map_or_else(|| toml_string("sorted"), |s| s.to_string()),
+    let mut options = params.meta();
+    options.extend([
+        (
+            "seed",
+            params
+                .seed()
+                .map_or_else(|| toml_string("sorted"), |s| s.to_string()),
+        ),
+        ("binary", binary.to_string()),
+        (
+            "epoch_mse",
+            list(stats.iter().map(|s| format!("{:?}", s.mse)).collect()),
+        ),
+        (
+            "data",
+            list(
+                files
+                    .iter()
+                    .map(|f| toml_string(&f.display().to_string()))
+                    .collect(),
             ),
-            ("binary", binary.to_string()),
-            (
-                "epoch_mse",
-                list(stats.iter().map(|s| format!("{:?}", s.mse)).collect()),
-            ),
-            (
-                "data",
-                list(
-                    files
-                        .iter()
-                        .map(|f| toml_string(&f.display().to_string()))
-                        .collect(),
-                ),
-            ),
-        ],
-    )?;
+        ),
+    ]);
+    out.write(&mut model, None, features, &options)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -254,7 +254,10 @@ fn the_observer_sees_each_epoch_start_every_game_and_the_report() {
         seen.lock().unwrap().push(word);
     };
     // Several threads report games: the observer is shared, not cloned.
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
     let fit = pool.install(|| params.fit(&features, &train, &[], &observer).unwrap());
     let quiet = pool.install(|| params.fit(&features, &train, &[], &Quiet).unwrap());
     assert_eq!(fit.model, quiet.model, "an observer changes nothing");
