@@ -32,6 +32,7 @@ pub mod engine;
 pub mod eval;
 pub mod extract;
 pub mod features;
+pub mod files;
 pub mod generate;
 pub mod label;
 pub mod libsvm;

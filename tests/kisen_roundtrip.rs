@@ -11,17 +11,15 @@ use std::path::{Path, PathBuf};
 use kifulearn::record::{self, kisen, Format, Game, GameResult, Source};
 use kifulearn::shogi::Position;
 
+mod common;
+
 fn manifest(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
 /// The edo-kif games in file order, or `None` when `../shared` is absent.
 fn edo_games() -> Option<Vec<(String, Game)>> {
-    let dir = manifest("../shared/kifu/edo-kif");
-    if !dir.exists() {
-        eprintln!("skipped: {} not found", dir.display());
-        return None;
-    }
+    let dir = common::shared("kifu/edo-kif")?;
     let files = record::find_record_files(&[dir]).unwrap();
     Some(
         files
@@ -36,8 +34,8 @@ fn edo_games() -> Option<Vec<(String, Game)>> {
 
 /// The first `n` floodgate opening lines replayed as games.
 fn floodgate_games(n: usize) -> Option<Vec<Game>> {
-    let path = manifest("../shared/kifu/floodgate2016-openings.sfen");
-    let text = std::fs::read_to_string(&path).ok()?;
+    let path = common::shared("kifu/floodgate2016-openings.sfen")?;
+    let text = std::fs::read_to_string(&path).unwrap();
     Some(
         text.lines()
             .take(n)

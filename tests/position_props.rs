@@ -2,7 +2,7 @@
 //! `../shared/kifu/` when present, else the start position, followed by
 //! random legal playouts.
 
-use kifulearn::shogi::{parse_usi_move, Move, Piece, Position, Square};
+use kifulearn::shogi::{parse_usi_move, Move, Position, Square, HAND_PIECES};
 use proptest::prelude::*;
 
 fn opening_lines() -> Vec<String> {
@@ -31,15 +31,8 @@ fn replay(line: &str) -> Position {
 /// Every move text a user could type for a square pair or a drop, legal or not.
 fn any_move() -> impl Strategy<Value = Move> {
     let sq = (0usize..81).prop_map(Square::index);
-    let drop_piece = prop::sample::select(vec![
-        Piece::Pawn,
-        Piece::Lance,
-        Piece::Knight,
-        Piece::Silver,
-        Piece::Gold,
-        Piece::Bishop,
-        Piece::Rook,
-    ]);
+    // The pieces a hand can hold (and so a drop can name).
+    let drop_piece = prop::sample::select(HAND_PIECES.to_vec());
     prop_oneof![
         (sq.clone(), sq.clone(), any::<bool>()).prop_filter_map(
             "distinct squares",

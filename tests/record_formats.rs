@@ -9,6 +9,8 @@ use std::process::Command;
 use kifulearn::record::ki2_writer::{write_ki2, write_kif};
 use kifulearn::record::{find_record_files, ki2, kif, read_file, Ending, Format, Game, GameResult};
 
+mod common;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
@@ -154,11 +156,9 @@ fn every_fixture_game_reads_back_from_our_ki2_and_kif() {
 
 #[test]
 fn every_shared_game_reads_back_from_our_ki2_and_kif() {
-    let kifu = root().join("../shared/kifu");
-    if !kifu.exists() {
-        eprintln!("note: ../shared/kifu not present; skipped");
+    let Some(kifu) = common::shared("kifu") else {
         return;
-    }
+    };
     let games = games_under(&kifu);
     // 47 tournament + 10 pro + 23 edo-kif + 625 self-play + 10,831 opening lines.
     assert!(games.len() >= 11_500, "{}", games.len());

@@ -6,14 +6,11 @@ use std::path::{Path, PathBuf};
 
 use kifulearn::record::{find_record_files, read_file, Format};
 
+mod common;
+
+/// `../shared/kifu`, or `None` with a note (a failure in CI).
 fn collection() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kifu");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("{} not found: test skipped", dir.display());
-        None
-    }
+    common::shared("kifu")
 }
 
 /// (games read, failures as text, warnings about non-CSA lines)

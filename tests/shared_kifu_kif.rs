@@ -7,14 +7,11 @@ use std::path::{Path, PathBuf};
 
 use kifulearn::record::{self, kif, Ending, Format, Game, GameResult};
 
+mod common;
+
+/// `../shared/kifu/edo-kif`, or `None` with a note (a failure in CI).
 fn edo_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kifu/edo-kif");
-    if dir.exists() {
-        Some(dir)
-    } else {
-        eprintln!("skipped: {} not found", dir.display());
-        None
-    }
+    common::shared("kifu/edo-kif")
 }
 
 fn read_one(path: &Path) -> Game {

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use kifulearn::libsvm::{expand_paths, read_paths};
-use kifulearn::train::{train_streaming, StreamingFit, StreamingParams};
+use kifulearn::train::{Quiet, StreamingFit, StreamingParams};
 use linfa::ParamGuard;
 
 fn scratch(name: &str) -> PathBuf {
@@ -30,7 +30,11 @@ fn kifulearn(args: &[&str]) -> (bool, String, String) {
 }
 
 fn train(params: StreamingParams, files: &[PathBuf], dimension: usize) -> StreamingFit {
-    train_streaming(&params.check().unwrap(), files, dimension, |_| {}).unwrap()
+    params
+        .check()
+        .unwrap()
+        .fit(files, dimension, &Quiet)
+        .unwrap()
 }
 
 fn assert_close(got: &[f32], want: &[f64]) {

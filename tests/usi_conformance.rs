@@ -2,16 +2,15 @@
 //! refereed by cshogi) on the built `kifulearn usi`. Skipped, with a note, when
 //! python3 with cshogi or the script is not available.
 
-use std::path::Path;
 use std::process::Command;
+
+mod common;
 
 #[test]
 fn usi_conformance_script_passes() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/usi_conformance.py");
-    if !script.exists() {
-        eprintln!("skipped: {} not found", script.display());
+    let Some(script) = common::shared("tools/usi_conformance.py") else {
         return;
-    }
+    };
     let has_cshogi = Command::new("python3")
         .args(["-c", "import cshogi"])
         .status()

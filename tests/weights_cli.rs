@@ -7,6 +7,8 @@ use std::process::Command;
 use kifulearn::features::{parse_kind, parse_square, relation_index};
 use kifulearn::model::Model;
 
+mod common;
+
 /// Saves a binary model (the feature set in its header) with the given weights.
 fn model(dir: &Path, name: &str, features: &str, weights: &[(u32, f64)]) -> String {
     let n = weights.iter().map(|&(i, _)| i).max().unwrap() as usize;
@@ -37,17 +39,8 @@ fn cell(table: &str, file: u32, rank: char) -> String {
 }
 
 fn weights(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .arg("weights")
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    let args: Vec<&str> = ["weights"].iter().chain(args).copied().collect();
+    String::from_utf8(common::run_ok(&args).stdout).unwrap()
 }
 
 #[test]

@@ -17,9 +17,9 @@
 
 use std::collections::HashMap;
 
-use crate::engine::declaration::can_declare_win;
 use crate::eval::Evaluator;
 use crate::search::{Control, Limits, PathEntry, Searcher, TranspositionTable};
+use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Color, Move, Position};
 
 /// Chooses moves for one side.

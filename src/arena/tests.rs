@@ -123,7 +123,7 @@ fn the_ply_limit_draws_and_counts_the_opening() {
 
 #[test]
 fn a_side_that_may_declare_does_and_wins() {
-    // engine/declaration.rs: Black's king on 5b with 10 pieces in camp and 28 points.
+    // shogi/declaration.rs: Black's king on 5b with 10 pieces in camp and 28 points.
     let pos = Position::from_sfen("GGSS4k/+P+PSS+R+BK2/9/9/9/9/9/9/9 b 10P 1").unwrap();
     let (mut t1, mut t2) = (TranspositionTable::new(1), TranspositionTable::new(1));
     let r = referee(

@@ -41,12 +41,12 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::engine::declaration::can_declare_win;
 use crate::engine::evaluators::{EvalNoise, Scaled};
 use crate::eval::{load_evaluator, DynEvaluator, EvalChoice, Evaluator};
 use crate::search::{
     game_path, Control, Limits, PathEntry, Score, SearchInfo, Searcher, TranspositionTable,
 };
+use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Move, Position};
 
 /// Milliseconds kept in hand on every timed move for process and pipe delays.

@@ -105,7 +105,7 @@ impl DatasetInfo {
     /// times, no absolute paths beyond the labeller as given), so two runs
     /// that make the same rows write the same bytes.
     pub fn to_toml(&self) -> String {
-        let q = crate::model::toml_string;
+        let q = crate::files::toml_string;
         let mut s = String::from(
             "# A kifulearn dataset: rows in rows/*.svm (libsvm, 1-based indices), docs/dataset.md.\n",
         );
@@ -137,7 +137,7 @@ impl DatasetInfo {
 
     /// Writes `DIR/dataset.toml` through a temporary name.
     pub fn write(&self, dir: &Path) -> io::Result<()> {
-        crate::model::write_atomic(&dir.join(DATASET_TOML), self.to_toml().as_bytes())
+        crate::files::write_atomic(&dir.join(DATASET_TOML), self.to_toml().as_bytes())
     }
 }
 

@@ -13,7 +13,7 @@
 //! ([`read_paths_with_groups`], [`RowBuffer::group`]) and ignored otherwise.
 //! Everything else stays strict: an empty line, a non-numeric label, an
 //! index that is not a positive integer, an index beyond
-//! [`crate::model::MAX_FEATURES`] (learners size their weights by the largest
+//! [`crate::files::MAX_FEATURES`] (learners size their weights by the largest
 //! index, so `4294967295:1` would be a 32 GB allocation), unsorted indices, or
 //! `qid:` anywhere but right after the label is an error naming the file and line.
 //!
@@ -627,10 +627,10 @@ fn parse_line<S: LineSink>(line: &[u8], rows: &mut S) -> Result<(), String> {
         let index = parse_index(&token[..colon]).ok_or_else(bad)?;
         let value = S::parse_value(&token[colon + 1..]).ok_or_else(bad)?;
         // Learners size their weights by the largest index: check it before it is believed.
-        if index as usize > crate::model::MAX_FEATURES {
+        if index as usize > crate::files::MAX_FEATURES {
             return Err(format!(
                 "index {index} is beyond the limit of {} features",
-                crate::model::MAX_FEATURES
+                crate::files::MAX_FEATURES
             ));
         }
         if index <= last {

@@ -15,9 +15,10 @@ use crate::features::Features;
 use crate::model::{toml_string, Model};
 use crate::record::Game;
 use crate::train::positions::{
-    fit, material_prior, model_prior, samples_from_games, samples_from_position_files,
+    material_prior, model_prior, samples_from_games, samples_from_position_files,
     split_position_paths, Leaves, PositionsParams,
 };
+use crate::train::Quiet;
 
 /// What a learner step measured: the "extract" part (teacher scores and
 /// leaves, or the ranked positions) and the fit.
@@ -170,7 +171,9 @@ pub fn positions_round(
     let held = (!held_leaves.is_empty()).then_some(&held_leaves);
     // One line per step on the console: the epochs' figures are in the sidecar
     // and rounds.csv (the final cross-entropy), not printed.
-    let fitted = fit(features, &train_leaves, held, &prior, &params, |_| {}).map_err(other)?;
+    let fitted = params
+        .fit(features, &train_leaves, held, &prior, &Quiet)
+        .map_err(other)?;
     let last = fitted.epochs.last().expect("epoch 0 is always reported");
     let fit_figures = FitFigures {
         objective: last.train.cross_entropy,
@@ -218,7 +221,7 @@ pub fn ranking_round(
     previous: Option<&Path>,
     model_path: &Path,
 ) -> Result<PositionsFigures, PipelineError> {
-    use crate::train::ranking::{Leaf, Optimizer, Quiet, RankingParams};
+    use crate::train::ranking::{Leaf, Optimizer, RankingParams};
     let l = &recipe.learner;
     let start = Instant::now();
     let mut p = RankingParams::new()

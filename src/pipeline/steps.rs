@@ -16,7 +16,7 @@ use crate::eval::{load_linear, Material};
 use crate::features::{FeatureSet, Features};
 use crate::libsvm::read_paths_compact;
 use crate::model::toml_string;
-use crate::train::{CompactDataset, Progress, Solver, SvrParams};
+use crate::train::{CompactDataset, Event, Solver, SvrParams};
 
 /// Plays the round's model against the material engine (`[match]`); CSA
 /// records and `results.csv` go to `DIR/round-N/match/`.
@@ -92,7 +92,11 @@ pub(crate) fn fit_svr(
         .bias(s.bias)
         .solver(solver)
         .max_iterations(s.max_iterations)
-        .progress(Arc::new(move |p: &Progress| progress.fit_iteration(p)));
+        .observer(Arc::new(move |e: &Event<'_>| {
+            if let Event::Iteration(p) = e {
+                progress.fit_iteration(p)
+            }
+        }));
     let checked = linfa::ParamGuard::check(params).map_err(other)?;
     let checked_tolerance = checked.tolerance();
     let start = Instant::now();
@@ -145,7 +149,7 @@ pub(crate) fn fit_streaming(
     dir: &Path,
     figures: &mut Figures,
 ) -> Result<FitFigures, PipelineError> {
-    use crate::train::{train_streaming, StreamingParams};
+    use crate::train::{Quiet, StreamingParams};
     let l = &recipe.learner;
     let mut p = StreamingParams::new()
         .epochs(l.epochs)
@@ -155,8 +159,9 @@ pub(crate) fn fit_streaming(
     }
     let params = linfa::ParamGuard::check(p).map_err(other)?;
     let start = Instant::now();
-    let fit =
-        train_streaming(&params, svm, features.dimension() as usize, |_| {}).map_err(other)?;
+    let fit = params
+        .fit(svm, features.dimension() as usize, &Quiet)
+        .map_err(other)?;
     let mse = fit.epochs.last().map_or(0.0, |s| s.mse);
     let figures_fit = FitFigures {
         objective: mse,
@@ -172,15 +177,10 @@ pub(crate) fn fit_streaming(
             false,
             &model.features,
             &[
-                ("method", toml_string("streaming")),
-                ("rate", format!("{:?}", params.rate())),
-                ("min_frequency", params.min_frequency().to_string()),
-                ("bound", format!("{:?}", params.bound())),
-                ("batch_games", params.batch_games().to_string()),
-                ("epochs", params.epochs().to_string()),
-                ("mse", format!("{:?}", mse)),
-                ("binary", "false".into()),
-            ],
+                params.meta(),
+                vec![("mse", format!("{:?}", mse)), ("binary", "false".into())],
+            ]
+            .concat(),
         )
         .map_err(io_at(model_path))?;
     Ok(figures_fit)

@@ -8,6 +8,7 @@
 //! normalization of `DESIGN.md` (view = White rotates the board 180° and swaps
 //! colours).
 
+pub mod declaration;
 mod effects;
 mod perft;
 mod position;

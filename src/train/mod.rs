@@ -11,6 +11,8 @@
 //! - [`positions`]: Texel/elmo-style regression on scored positions.
 //! - [`isotonic`]: hand-count monotonicity after any fit.
 //! - [`prior`]: the weights a learner starts from and is pulled towards.
+//! - [`progress`]: the one way every learner reports while it fits
+//!   ([`Event`], [`Observer`]).
 //! - [`step`]: the step rule (AdaGrad, Adam, sign) the ranking and positions
 //!   learners share.
 //!
@@ -24,18 +26,17 @@ pub mod objective;
 pub mod positions;
 pub mod positions_stream;
 pub mod prior;
+pub mod progress;
 pub mod ranking;
 pub mod step;
 pub mod streaming;
 pub mod svr;
 
-pub use streaming::{
-    train_streaming, EpochStats, StreamingEvent, StreamingFit, StreamingParams,
-    StreamingValidParams,
-};
+pub use progress::{Event, Observer, Quiet};
+pub use streaming::{EpochStats, StreamingFit, StreamingParams, StreamingValidParams};
 pub use svr::{
-    predict_into, CompactDataset, Progress, ProgressFn, Solver, SparseDataset, SvrModel, SvrParams,
-    SvrValidParams, DENSE_MAX_FEATURES,
+    predict_into, CompactDataset, Progress, SharedObserver, Solver, SparseDataset, SvrModel,
+    SvrParams, SvrValidParams, DENSE_MAX_FEATURES,
 };
 
 /// Errors of training: a rejected hyper-parameter or mismatched data.

@@ -43,13 +43,14 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::progress::{Epoch as ProgressEpoch, Event, Observer};
 use super::step::{self, Optimizer, Stepper};
 use super::TrainError;
-use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
 use crate::features::{BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, MaterialSet};
 use crate::model::Model;
 use crate::rng::SplitMix64;
+use crate::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::shogi::Position;
 
 pub use super::prior::{material_prior, model_prior, named_prior};
@@ -535,15 +536,31 @@ impl<'a> Descent<'a> {
     }
 }
 
-/// Learns weights over `features` from `train` leaves, starting at and pulled
-/// towards `prior` (centipawns, one per index); `report` sees each epoch.
-pub fn fit(
+impl PositionsParams {
+    /// Learns weights over `features` from `train` leaves, starting at and
+    /// pulled towards `prior` (centipawns, one per index); `observer` sees
+    /// each epoch (epoch 0 first: the prior). Streamed from files:
+    /// [`PositionsParams::fit_stream`].
+    pub fn fit(
+        &self,
+        features: &Features,
+        train: &Leaves,
+        held_out: Option<&Leaves>,
+        prior: &[f32],
+        observer: &dyn Observer,
+    ) -> Result<PositionsFit, TrainError> {
+        fit(features, train, held_out, prior, self, observer)
+    }
+}
+
+/// [`PositionsParams::fit`].
+fn fit(
     features: &Features,
     train: &Leaves,
     held_out: Option<&Leaves>,
     prior: &[f32],
     params: &PositionsParams,
-    mut report: impl FnMut(&EpochReport),
+    observer: &dyn Observer,
 ) -> Result<PositionsFit, TrainError> {
     params.check()?;
     if train.is_empty() {
@@ -560,7 +577,7 @@ pub fn fit(
         held_out: held_out.map(|h| loss(&stepper.weights, h, params)),
         seconds: 0.0,
     };
-    report(&first);
+    observer.event(&Event::Epoch(ProgressEpoch::Positions(&first)));
     reports.push(first);
     for epoch in 1..=params.epochs {
         let t0 = Instant::now();
@@ -574,7 +591,7 @@ pub fn fit(
             held_out: held_out.map(|h| loss(&stepper.weights, h, params)),
             seconds: t0.elapsed().as_secs_f64(),
         };
-        report(&r);
+        observer.event(&Event::Epoch(ProgressEpoch::Positions(&r)));
         reports.push(r);
     }
     Ok(PositionsFit {

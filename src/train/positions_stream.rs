@@ -12,7 +12,7 @@
 //! Every epoch visits the chunks in a seeded random order and each chunk's
 //! positions in a seeded random order, cut into batches of `batch` (a
 //! chunk's last batch may be smaller). The step is the in-memory learner's
-//! ([`super::positions::fit`]): with one chunk holding every position, the
+//! ([`PositionsParams::fit`]): with one chunk holding every position, the
 //! first epoch takes exactly the same steps. Later epochs differ in order
 //! only (the in-memory learner reshuffles its previous order; a chunk starts
 //! each epoch from its natural order).
@@ -40,6 +40,7 @@ use super::positions::{
     loss, samples_from_games, Descent, EpochReport, LeafLoss, Leaves, PositionsFit,
     PositionsParams, Sample,
 };
+use super::progress::{Chunk as ChunkEvent, Epoch as ProgressEpoch, Event, Observer};
 use super::TrainError;
 use crate::eval::{Evaluator, Material};
 use crate::features::Features;
@@ -323,28 +324,6 @@ pub struct StreamParams {
     pub cache: Option<PathBuf>,
 }
 
-/// What the streaming learner tells its observer.
-#[derive(Debug)]
-pub enum StreamEvent<'r> {
-    /// A chunk's leaves are built or read, and about to be used.
-    Chunk {
-        /// 1-based epoch.
-        epoch: usize,
-        /// A held-out chunk (measured, not trained on).
-        held_out: bool,
-        /// Positions held now (the chunk's leaves).
-        positions: usize,
-        /// Nominal positions of this pass so far, this chunk included.
-        done: u64,
-        /// Nominal positions of the pass.
-        total: u64,
-        /// Read from the leaf cache (not decoded and searched).
-        cached: bool,
-    },
-    /// An epoch ended.
-    Epoch(&'r EpochReport),
-}
-
 /// The outcome of a streamed fit: the model and reports, and what the data held.
 #[derive(Clone, Debug)]
 pub struct StreamFit {
@@ -423,16 +402,32 @@ impl<'d, 'a, E: Evaluator + Sync> Pass<'d, 'a, E> {
     }
 }
 
-/// Learns like [`super::positions::fit`], streaming `train` (and `held_out`)
-/// in chunks: see the module notes. `observe` sees each chunk and epoch.
-pub fn fit_stream<E: Evaluator + Sync>(
+impl PositionsParams {
+    /// Learns like [`PositionsParams::fit`], streaming `train` (and
+    /// `held_out`) in chunks: see the module notes. `observer` sees each
+    /// chunk and epoch.
+    pub fn fit_stream<E: Evaluator + Sync>(
+        &self,
+        features: &Features,
+        train: &StreamData<'_, E>,
+        held_out: Option<&StreamData<'_, E>>,
+        prior: &[f32],
+        stream: &StreamParams,
+        observer: &dyn Observer,
+    ) -> Result<StreamFit, StreamError> {
+        fit_stream(features, train, held_out, prior, self, stream, observer)
+    }
+}
+
+/// [`PositionsParams::fit_stream`].
+fn fit_stream<E: Evaluator + Sync>(
     features: &Features,
     train: &StreamData<'_, E>,
     held_out: Option<&StreamData<'_, E>>,
     prior: &[f32],
     params: &PositionsParams,
     stream: &StreamParams,
-    mut observe: impl FnMut(StreamEvent),
+    observer: &dyn Observer,
 ) -> Result<StreamFit, StreamError> {
     params.check()?;
     if stream.chunk == 0 {
@@ -474,14 +469,14 @@ pub fn fit_stream<E: Evaluator + Sync>(
         for &k in &order {
             let (leaves, cached, bad) = pass.leaves(features, k)?;
             done += pass.chunks[k].nominal();
-            observe(StreamEvent::Chunk {
+            observer.event(&Event::Chunk(ChunkEvent {
                 epoch,
                 held_out: false,
                 positions: leaves.len(),
                 done,
                 total: pass.total,
                 cached,
-            });
+            }));
             if epoch == 1 {
                 out.positions += leaves.len() as u64;
                 out.with_result += leaves.with_result() as u64;
@@ -507,7 +502,7 @@ pub fn fit_stream<E: Evaluator + Sync>(
                 &stepper.weights,
                 params,
                 epoch,
-                &mut observe,
+                observer,
             )?),
             None => None,
         };
@@ -525,7 +520,7 @@ pub fn fit_stream<E: Evaluator + Sync>(
             held_out: held_loss,
             seconds: t0.elapsed().as_secs_f64(),
         };
-        observe(StreamEvent::Epoch(&r));
+        observer.event(&Event::Epoch(ProgressEpoch::Positions(&r)));
         out.fit.epochs.push(r);
     }
     out.cache_bytes = pass.cache.as_ref().map_or(0, |c| c.end)
@@ -544,21 +539,21 @@ fn measure<E: Evaluator + Sync>(
     weights: &[f32],
     params: &PositionsParams,
     epoch: usize,
-    observe: &mut impl FnMut(StreamEvent),
+    observer: &dyn Observer,
 ) -> Result<LeafLoss, StreamError> {
     let mut total = LeafLoss::default();
     let mut done = 0;
     for k in 0..pass.chunks.len() {
         let (leaves, cached, _) = pass.leaves(features, k)?;
         done += pass.chunks[k].nominal();
-        observe(StreamEvent::Chunk {
+        observer.event(&Event::Chunk(ChunkEvent {
             epoch,
             held_out: pass.held_out,
             positions: leaves.len(),
             done,
             total: pass.total,
             cached,
-        });
+        }));
         let l = loss(weights, &leaves, params);
         let n = l.positions as f64;
         total.positions += l.positions;

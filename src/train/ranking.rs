@@ -41,6 +41,7 @@ use std::time::Instant;
 use linfa::ParamGuard;
 use rayon::prelude::*;
 
+use super::progress::{Epoch as ProgressEpoch, Event, Observer};
 use super::step::{self, Stepper};
 use super::TrainError;
 use crate::eval::hit_probability;
@@ -377,7 +378,7 @@ pub struct Ranker<'a, F: FeatureSet> {
     skip_opening: usize,
     max_plies: Option<usize>,
     leaf: Leaf,
-    table: Option<crate::engine::search::TranspositionTable>,
+    table: Option<crate::search::TranspositionTable>,
     siblings: crate::shogi::Siblings,
     children: Vec<Position>,
     /// Per child: the view its features are taken from and the sign that turns
@@ -396,7 +397,7 @@ impl<'a, F: FeatureSet + Sync> Ranker<'a, F> {
             max_plies: params.max_plies,
             leaf: params.leaf,
             table: (params.leaf != Leaf::Sibling)
-                .then(|| crate::engine::search::TranspositionTable::new(1)),
+                .then(|| crate::search::TranspositionTable::new(1)),
             siblings: crate::shogi::Siblings::new(),
             children: Vec::new(),
             views: Vec::new(),
@@ -556,21 +557,9 @@ impl EpochReport {
     }
 }
 
-/// Watches training: called from worker threads, so it must be `Sync`.
-pub trait RankingObserver: Sync {
-    /// An epoch starts over `games` games.
-    fn epoch_start(&self, _epoch: usize, _games: usize) {}
-    /// One more game of the current epoch is done.
-    fn game_done(&self) {}
-    /// An epoch ended.
-    fn epoch_end(&self, _report: &EpochReport) {}
-}
-
-/// An observer that ignores everything.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Quiet;
-
-impl RankingObserver for Quiet {}
+/// The observer that ignores everything (`train::progress::Quiet`), where
+/// callers of this learner have found it.
+pub use super::progress::Quiet;
 
 /// A trained ranking model and how it got there.
 #[derive(Clone, Debug)]
@@ -589,7 +578,7 @@ impl RankingValidParams {
         features: &F,
         games: &[Game],
         held_out: &[Game],
-        observer: &dyn RankingObserver,
+        observer: &dyn Observer,
     ) -> Result<RankingFit, TrainError> {
         let total_positions: u64 = games.iter().map(|g| self.positions_of(g)).sum();
         if total_positions == 0 {
@@ -617,7 +606,10 @@ impl RankingValidParams {
         for epoch in 1..=self.epochs {
             let start = Instant::now();
             rng.shuffle(&mut order);
-            observer.epoch_start(epoch, games.len());
+            observer.event(&Event::EpochStart {
+                epoch,
+                games: games.len(),
+            });
             let mut train = Score::default();
             for batch in order.chunks(self.batch_games) {
                 let per_buffer = batch.len().div_ceil(threads);
@@ -630,7 +622,7 @@ impl RankingValidParams {
                         let mut s = Score::default();
                         for &i in chunk {
                             s = s.merge(ranker.game(w, &games[i], Some(buffer)));
-                            observer.game_done();
+                            observer.event(&Event::Game);
                         }
                         s
                     })
@@ -652,7 +644,7 @@ impl RankingValidParams {
                 held_out: held,
                 seconds: start.elapsed().as_secs_f64(),
             };
-            observer.epoch_end(&report);
+            observer.event(&Event::Epoch(ProgressEpoch::Ranking(&report)));
             reports.push(report);
         }
         Ok(RankingFit {

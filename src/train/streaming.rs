@@ -39,7 +39,9 @@ use std::time::Instant;
 
 use linfa::ParamGuard;
 
+use super::progress::{Epoch as ProgressEpoch, Event, Observer};
 use super::TrainError;
+use crate::files::toml_string;
 use crate::libsvm::{ReadError, RowBuffer, RowReader};
 use crate::model::Model;
 use crate::rng::SplitMix64;
@@ -59,6 +61,35 @@ pub struct StreamingValidParams {
 }
 
 impl StreamingValidParams {
+    /// Trains from `files` (sorted here, so the order does not depend on how
+    /// they were listed), allocating `dimension` features up front and growing
+    /// if a larger index is read; `observer` sees each file and epoch. The
+    /// next chunk is parsed on a second thread while the learner works
+    /// through the current one.
+    pub fn fit(
+        &self,
+        files: &[PathBuf],
+        dimension: usize,
+        observer: &dyn Observer,
+    ) -> Result<StreamingFit, ReadError> {
+        train_streaming(self, files, dimension, observer)
+    }
+
+    /// The sidecar options (`key`, TOML value) that say how a model was
+    /// learned, written by `fit --method streaming` and by recipes, in this
+    /// order: `method`, `rate`, `min_frequency`, `bound`, `batch_games`,
+    /// `epochs`. Each caller appends what it knows besides.
+    pub fn meta(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("method", toml_string("streaming")),
+            ("rate", format!("{:?}", self.rate())),
+            ("min_frequency", self.min_frequency().to_string()),
+            ("bound", format!("{:?}", self.bound())),
+            ("batch_games", self.batch_games().to_string()),
+            ("epochs", self.epochs().to_string()),
+        ]
+    }
+
     /// The learning rate.
     pub fn rate(&self) -> f32 {
         self.rate
@@ -192,20 +223,6 @@ pub struct EpochStats {
     pub seconds: f64,
 }
 
-/// A report to the caller while training.
-#[derive(Debug, Clone, Copy)]
-pub enum StreamingEvent<'a> {
-    /// A file was learned from (and its batch updated, if it closed one).
-    File {
-        /// 1-based epoch.
-        epoch: usize,
-        /// Files done in this epoch, counting this one.
-        done: usize,
-    },
-    /// An epoch ended.
-    Epoch(&'a EpochStats),
-}
-
 /// The learned weights and the per-epoch statistics.
 #[derive(Debug, Clone)]
 pub struct StreamingFit {
@@ -316,15 +333,12 @@ struct Chunk {
     last_of_file: bool,
 }
 
-/// Trains from `files` (sorted here, so the order does not depend on how
-/// they were listed), allocating `dimension` features up front and growing
-/// if a larger index is read. The next chunk is parsed on a second thread
-/// while the learner works through the current one.
-pub fn train_streaming(
+/// [`StreamingValidParams::fit`].
+fn train_streaming(
     params: &StreamingValidParams,
     files: &[PathBuf],
     dimension: usize,
-    mut report: impl FnMut(StreamingEvent<'_>),
+    observer: &dyn Observer,
 ) -> Result<StreamingFit, ReadError> {
     if files.is_empty() {
         return Err(ReadError::NoFiles("the file list".into()));
@@ -364,12 +378,12 @@ pub fn train_streaming(
                     stats.batches += 1;
                     in_batch = 0;
                 }
-                report(StreamingEvent::File { epoch, done });
+                observer.event(&Event::File { epoch, done });
             }
         })?;
         stats.mse = squared / stats.rows.max(1) as f64;
         stats.seconds = start.elapsed().as_secs_f64();
-        report(StreamingEvent::Epoch(&stats));
+        observer.event(&Event::Epoch(ProgressEpoch::Streaming(&stats)));
         epochs.push(stats);
     }
     Ok(StreamingFit {

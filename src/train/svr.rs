@@ -29,6 +29,7 @@ use ndarray::{Array1, Array2};
 use sprs::CsMatI;
 
 use super::objective::{primal_value, L2SvrObjective, Rows, RowsOf, RowsTask};
+use super::progress::{Event, Observer, Quiet};
 use super::TrainError;
 use crate::libsvm::{CompactCsr, Value};
 use crate::model::Model;
@@ -92,7 +93,8 @@ impl Solver {
     }
 }
 
-/// One iteration's report, given to the progress callback.
+/// One iteration's report, given to the observer as
+/// [`Event::Iteration`](super::progress::Event::Iteration).
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
     /// `"primal"` or `"dual"`.
@@ -110,8 +112,9 @@ pub struct Progress {
     pub gap: Option<f64>,
 }
 
-/// A progress callback.
-pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+/// The observer the SVR's parameters hold (linfa's `Fit` takes no other
+/// argument): shared, so the parameters stay `Clone`.
+pub type SharedObserver = Arc<dyn Observer + Send>;
 
 /// Checked hyper-parameters (see the module table).
 #[derive(Clone)]
@@ -122,7 +125,7 @@ pub struct SvrValidParams {
     max_iterations: usize,
     bias: f64,
     solver: Solver,
-    progress: Option<ProgressFn>,
+    observer: Option<SharedObserver>,
 }
 
 impl std::fmt::Debug for SvrValidParams {
@@ -190,7 +193,7 @@ impl Default for SvrParams {
             max_iterations: 1000,
             bias: -1.0,
             solver: Solver::Primal,
-            progress: None,
+            observer: None,
         })
     }
 }
@@ -230,9 +233,9 @@ impl SvrParams {
         self.0.solver = s;
         self
     }
-    /// Receives one report per iteration.
-    pub fn progress(mut self, f: ProgressFn) -> Self {
-        self.0.progress = Some(f);
+    /// Reports each solver iteration to `observer` ([`Event::Iteration`]).
+    pub fn observer(mut self, observer: SharedObserver) -> Self {
+        self.0.observer = Some(observer);
         self
     }
 }
@@ -428,11 +431,11 @@ impl FitTask<'_> {
         let FitTask { params, y } = self;
         let n = rows.dimension();
         let mut w = vec![0.0; n];
-        let noop = |_: &Progress| {};
-        let report: &(dyn Fn(&Progress) + Sync) = match &params.progress {
-            Some(f) => f.as_ref(),
-            None => &noop,
+        let observer: &dyn Observer = match &params.observer {
+            Some(o) => o.as_ref(),
+            None => &Quiet,
         };
+        let report = |p: &Progress| observer.event(&Event::Iteration(p));
         let primal = |w: &mut Vec<f64>, max_iter: usize| {
             let mut f = L2SvrObjective::new(rows, y, params.c, params.p);
             let mut newton = super::newton::NewtonParams {

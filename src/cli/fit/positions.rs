@@ -11,9 +11,10 @@ use kifulearn::features::Features;
 use kifulearn::model::toml_string;
 use kifulearn::record::{read_games, Game};
 use kifulearn::train::positions::{
-    fit, named_prior, samples_from_games, samples_from_position_files, split_position_paths,
+    named_prior, samples_from_games, samples_from_position_files, split_position_paths,
     EpochReport, Leaves, PositionsParams,
 };
+use kifulearn::train::progress::{Epoch, Event};
 
 use super::{LearnerArgs, ModelOut};
 use crate::cli::verbosity;
@@ -150,13 +151,15 @@ pub fn run(
         position_files.len(),
         held.as_ref().map_or(0, Leaves::len),
     );
-    let line = |r: &EpochReport| {
+    let line = |e: &Event<'_>| {
         // Every epoch with -v, the last one otherwise (the fit's summary).
-        if verbosity::verbose() || r.epoch == params.epochs {
-            epoch_line(r, "");
+        if let Event::Epoch(Epoch::Positions(r)) = e {
+            if verbosity::verbose() || r.epoch == params.epochs {
+                epoch_line(r, "");
+            }
         }
     };
-    let fitted = pool.install(|| fit(&features, &train, held.as_ref(), &w0, &params, line))?;
+    let fitted = pool.install(|| params.fit(&features, &train, held.as_ref(), &w0, &line))?;
     let mut model = fitted.model;
     let meta = Meta {
         teacher: &teacher_choice.name(),

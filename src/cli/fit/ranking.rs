@@ -9,9 +9,8 @@ use indicatif::ProgressBar;
 use kifulearn::features::Features;
 use kifulearn::model::toml_string;
 use kifulearn::record::read_games;
-use kifulearn::train::ranking::{
-    EpochReport, Leaf, Optimizer, RankingObserver, RankingParams, RankingValidParams,
-};
+use kifulearn::train::progress::{Epoch, Event, Observer};
+use kifulearn::train::ranking::{EpochReport, Leaf, Optimizer, RankingParams, RankingValidParams};
 
 use super::{LearnerArgs, ModelOut};
 use crate::cli::verbosity;
@@ -209,16 +208,23 @@ impl EpochLines {
     }
 }
 
-impl RankingObserver for EpochLines {
+impl Observer for EpochLines {
+    fn event(&self, event: &Event<'_>) {
+        match event {
+            Event::EpochStart { epoch, games } => self.epoch_start(*epoch, *games),
+            Event::Game => self.bar.inc(1),
+            Event::Epoch(Epoch::Ranking(r)) => self.epoch_end(r),
+            _ => {}
+        }
+    }
+}
+
+impl EpochLines {
     fn epoch_start(&self, epoch: usize, games: usize) {
         self.bar.reset();
         self.bar.set_length(games as u64);
         self.bar
             .set_prefix(format!("epoch {epoch}/{}", self.epochs));
-    }
-
-    fn game_done(&self) {
-        self.bar.inc(1);
     }
 
     fn epoch_end(&self, r: &EpochReport) {

@@ -8,7 +8,8 @@ use clap::Args as ClapArgs;
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::libsvm::expand_paths;
 use kifulearn::model::toml_string;
-use kifulearn::train::{train_streaming, StreamingEvent, StreamingParams};
+use kifulearn::train::progress::Epoch;
+use kifulearn::train::{Event, StreamingParams};
 use linfa::ParamGuard;
 
 use super::{LearnerArgs, ModelOut};
@@ -69,14 +70,14 @@ pub fn run(
         (files.len() * params.epochs()) as u64,
         "{elapsed_precise} [{bar:30}] {pos}/{len} files {msg}",
     )?;
-    let fit = train_streaming(&params, &files, dimension, |event| match event {
-        StreamingEvent::File { epoch, .. } => {
+    let observer = |event: &Event<'_>| match event {
+        Event::File { epoch, .. } => {
             bar.set_message(format!("epoch {epoch}"));
             bar.inc(1);
         }
         // Every epoch with -v, the last one otherwise (the fit's summary).
-        StreamingEvent::Epoch(s) if verbosity::verbose() || s.epoch == params.epochs() => bar
-            .suspend(|| {
+        Event::Epoch(Epoch::Streaming(s)) if verbosity::verbose() || s.epoch == params.epochs() => {
+            bar.suspend(|| {
                 summary!(
                     "epoch {}: {} rows, mse {:.6e} (before update), {} batches, \
              {} weight updates, {:.2}s",
@@ -87,9 +88,11 @@ pub fn run(
                     s.features_updated,
                     s.seconds
                 )
-            }),
-        StreamingEvent::Epoch(_) => {}
-    })?;
+            })
+        }
+        _ => {}
+    };
+    let fit = params.fit(&files, dimension, &observer)?;
     bar.finish_and_clear();
     let stats = fit.epochs.clone();
     let mut model = fit.into_model(features);
@@ -100,38 +103,29 @@ pub fn run(
         stats.iter().map(|s| s.seconds).sum::<f64>()
     );
     let list = |v: Vec<String>| format!("[{}]", v.join(", "));
-    out.write(
-        &mut model,
-        None,
-        features,
-        &[
-            ("method", toml_string("streaming")),
-            ("rate", format!("{:?}", params.rate())),
-            ("min_frequency", params.min_frequency().to_string()),
-            ("bound", format!("{:?}", params.bound())),
-            ("batch_games", params.batch_games().to_string()),
-            ("epochs", params.epochs().to_string()),
-            (
-                "seed",
-                params
-                    .seed()
-                    .map_or_else(|| toml_string("sorted"), |s| s.to_string()),
+    let mut options = params.meta();
+    options.extend([
+        (
+            "seed",
+            params
+                .seed()
+                .map_or_else(|| toml_string("sorted"), |s| s.to_string()),
+        ),
+        ("binary", binary.to_string()),
+        (
+            "epoch_mse",
+            list(stats.iter().map(|s| format!("{:?}", s.mse)).collect()),
+        ),
+        (
+            "data",
+            list(
+                files
+                    .iter()
+                    .map(|f| toml_string(&f.display().to_string()))
+                    .collect(),
             ),
-            ("binary", binary.to_string()),
-            (
-                "epoch_mse",
-                list(stats.iter().map(|s| format!("{:?}", s.mse)).collect()),
-            ),
-            (
-                "data",
-                list(
-                    files
-                        .iter()
-                        .map(|f| toml_string(&f.display().to_string()))
-                        .collect(),
-                ),
-            ),
-        ],
-    )?;
+        ),
+    ]);
+    out.write(&mut model, None, features, &options)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,7 @@ use kifulearn::features::Features;
 use kifulearn::libsvm::{expand_paths, read_paths_compact, Values};
 use kifulearn::model::toml_string;
 use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
-use kifulearn::train::{CompactDataset, Progress, Solver, SvrParams};
+use kifulearn::train::{CompactDataset, Event, Solver, SvrParams};
 use linfa::prelude::*;
 
 use super::ModelOut;
@@ -76,7 +76,10 @@ pub fn run(
         .bias(args.bias)
         .solver(solver)
         .max_iterations(args.max_iter)
-        .progress(Arc::new(|p: &Progress| {
+        .observer(Arc::new(|e: &Event<'_>| {
+            let Event::Iteration(p) = e else {
+                return;
+            };
             let gap = p.gap.map(|g| format!("  gap {g:.3e}")).unwrap_or_default();
             trace!(
                 "{} iter {:4}  objective {:.6e}  |g| {:.3e}{gap}  {:.2}s",

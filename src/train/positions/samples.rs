@@ -4,8 +4,8 @@
 
 use rayon::prelude::*;
 
-use crate::engine::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::eval::Evaluator;
+use crate::search::{Control, Limits, Searcher, TranspositionTable};
 use crate::shogi::{Color, Position};
 
 /// One training position: the position, its teacher score and its game's result.
@@ -58,7 +58,7 @@ pub fn samples_from_games<E: Evaluator>(
     skip: usize,
     progress: impl Fn() + Sync,
 ) -> Vec<Sample> {
-    use crate::engine::search::game_path;
+    use crate::search::game_path;
     games
         .par_iter()
         .map(|game| {

@@ -54,7 +54,9 @@ fn recovers_doubled_piece_values_from_quiescence_scores() {
     let doubled: Vec<f32> = material_prior(&features).iter().map(|w| 2.0 * w).collect();
     assert_eq!(loss(&doubled, &leaves, &params).score_mse, 0.0);
     assert!(loss(&prior, &leaves, &params).score_mse > 1000.0);
-    let fit = fit(&features, &leaves, None, &prior, &params, |_| {}).unwrap();
+    let fit = params
+        .fit(&features, &leaves, None, &prior, &crate::train::Quiet)
+        .unwrap();
     let first = fit.epochs[0].train.score_mse.sqrt();
     let last = fit.epochs.last().unwrap().train.score_mse.sqrt();
     // And the learner moves towards them from zero (first-order steps on

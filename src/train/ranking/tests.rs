@@ -230,3 +230,44 @@ fn current_leaves_are_searched_with_the_weights_being_learned() {
         .count();
     assert!(differ_raw > 0);
 }
+
+#[test]
+fn the_observer_sees_each_epoch_start_every_game_and_the_report() {
+    use crate::train::progress::{Epoch, Event};
+    use std::sync::Mutex;
+    let features: Features = "relation".parse().unwrap();
+    let params = RankingParams::new()
+        .epochs(2)
+        .batch_games(2)
+        .max_plies(Some(40))
+        .check()
+        .unwrap();
+    let train = selfplay(&["w2_00152", "w1_00301", "w2_00049"]);
+    let seen = Mutex::new(Vec::new());
+    let observer = |e: &Event<'_>| {
+        let word = match e {
+            Event::EpochStart { epoch, games } => format!("start {epoch} {games}"),
+            Event::Game => "game".into(),
+            Event::Epoch(Epoch::Ranking(r)) => format!("end {} {}", r.epoch, r.train.positions),
+            other => panic!("not a ranking event: {other:?}"),
+        };
+        seen.lock().unwrap().push(word);
+    };
+    // Several threads report games: the observer is shared, not cloned.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let fit = pool.install(|| params.fit(&features, &train, &[], &observer).unwrap());
+    let quiet = pool.install(|| params.fit(&features, &train, &[], &Quiet).unwrap());
+    assert_eq!(fit.model, quiet.model, "an observer changes nothing");
+    let positions = fit.epochs[0].train.positions;
+    let game = "game".to_string();
+    let epoch = |k: usize| {
+        let mut words = vec![format!("start {k} 3")];
+        words.extend(std::iter::repeat_n(game.clone(), 3));
+        words.push(format!("end {k} {positions}"));
+        words
+    };
+    assert_eq!(seen.into_inner().unwrap(), [epoch(1), epoch(2)].concat());
+}

@@ -5,9 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use kifulearn::train::positions::split_position_paths;
-use kifulearn::train::positions_stream::{
-    fit_stream, PositionFiles, StreamData, StreamEvent, StreamParams, DEFAULT_CHUNK,
-};
+use kifulearn::train::positions_stream::{PositionFiles, StreamData, StreamParams, DEFAULT_CHUNK};
+use kifulearn::train::progress::{Chunk, Epoch, Event};
 
 use super::super::{LearnerArgs, ModelOut};
 use super::PositionsArgs;
@@ -90,14 +89,14 @@ pub fn run(
         "{msg} {elapsed_precise} [{bar:30}] {pos}/{len} positions, {per_sec}",
     )?;
     let epochs = params.epochs;
-    let observe = |event: StreamEvent| match event {
-        StreamEvent::Chunk {
+    let observe = |event: &Event<'_>| match *event {
+        Event::Chunk(Chunk {
             epoch,
             held_out,
             done,
             total,
             ..
-        } => {
+        }) => {
             bar.set_message(if held_out {
                 format!("epoch {epoch} held out")
             } else {
@@ -106,25 +105,17 @@ pub fn run(
             bar.set_length(total);
             bar.set_position(done);
         }
-        StreamEvent::Epoch(r) => {
+        Event::Epoch(Epoch::Positions(r)) => {
             // Every epoch with -v, the last one otherwise (the fit's summary).
             if verbosity::verbose() || r.epoch == epochs {
                 bar.suspend(|| super::epoch_line(r, " (running)"));
             }
             bar.reset();
         }
+        _ => {}
     };
-    let fitted = pool.install(|| {
-        fit_stream(
-            &features,
-            &train,
-            held.as_ref(),
-            &w0,
-            &params,
-            &stream,
-            observe,
-        )
-    })?;
+    let fitted = pool
+        .install(|| params.fit_stream(&features, &train, held.as_ref(), &w0, &stream, &observe))?;
     bar.finish_and_clear();
     if fitted.skipped > 0 {
         eprintln!(

@@ -1,0 +1,42 @@
+//! Small file helpers every room may use, kept below them all so no two rooms
+//! import each other for them (`libsvm` and `model` did): the limit on a
+//! declared feature count, atomic writes and TOML strings. `model` re-exports
+//! them under their old paths.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The largest number of features (`nr_feature`, the largest 1-based libsvm index)
+/// any file may declare: 2^27 = 134,217,728, over twice the dimension of the
+/// largest combination of feature sets (`relation,relation-typed,material,kp`,
+/// 57,317,208), and 1 GB per `f64` weight vector. A count beyond it is a
+/// damaged file, not a model.
+pub const MAX_FEATURES: usize = 1 << 27;
+
+/// Writes `bytes` to `path` through `PATH.tmp` and a rename, so a reader (or a
+/// rerun after a kill) sees the whole file or none.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// A TOML basic string.
+pub fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

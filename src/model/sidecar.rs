@@ -1,0 +1,170 @@
+//! The sidecar `MODEL.meta.toml` and the writes: a model and its sidecar
+//! saved as one unit (temporary files, renames, `model_hash`), an
+//! interrupted save finished at load, atomic single-file writes.
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::{Model, ModelError};
+use crate::files::{toml_string, write_atomic};
+
+impl Model {
+    /// Writes the model and its sidecar as one unit: the sidecar is
+    /// `features = "..."`, the `options` (`key = value`, strings already
+    /// TOML-quoted) and `model_hash`, the hash of the model file's bytes; a
+    /// binary model carries the same TOML (less the hash) in its meta section.
+    /// Both go to temporary files first, then the sidecar is renamed, then the
+    /// model: a crash leaves the old pair, or a new sidecar beside the old
+    /// model, which [`Model::load`] refuses (the hash differs).
+    pub fn save_with_meta(
+        &self,
+        path: &Path,
+        binary: bool,
+        features: &str,
+        options: &[(&str, String)],
+    ) -> io::Result<()> {
+        self.save_with_meta_text(path, binary, &meta_text(features, options))
+    }
+
+    /// [`Model::save_with_meta`] with the sidecar's TOML as written (a
+    /// `model_hash` line in it is replaced by this model file's).
+    pub fn save_with_meta_text(&self, path: &Path, binary: bool, meta: &str) -> io::Result<()> {
+        let meta: String = meta
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("model_hash"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let bytes = if binary {
+            self.to_binary_with_meta(&meta)
+        } else {
+            self.to_text().into_bytes()
+        };
+        let sidecar = format!(
+            "{meta}model_hash = {}\n",
+            toml_string(&crate::libsvm::dataset::Fnv64::hex_of(&bytes))
+        );
+        let model_tmp = tmp_path(path);
+        let meta_file = meta_path(path);
+        let meta_tmp = tmp_path(&meta_file);
+        std::fs::write(&model_tmp, &bytes)?;
+        std::fs::write(&meta_tmp, sidecar)?;
+        std::fs::rename(&meta_tmp, &meta_file)?;
+        std::fs::rename(&model_tmp, path)
+    }
+
+    /// Writes the model (text or binary) through a temporary name and a rename,
+    /// so an interrupted run leaves the old file or the new one, never half.
+    pub fn save(&self, path: &Path, binary: bool) -> io::Result<()> {
+        let bytes = if binary {
+            self.to_binary()
+        } else {
+            self.to_text().into_bytes()
+        };
+        write_atomic(path, &bytes)
+    }
+}
+
+/// The sidecar path of a model: `MODEL.meta.toml`.
+pub fn meta_path(model: &Path) -> PathBuf {
+    let mut s = model.as_os_str().to_owned();
+    s.push(".meta.toml");
+    PathBuf::from(s)
+}
+
+/// Writes the sidecar: `features = "..."` then `key = value` lines (TOML).
+/// Values are written as given; strings must already be TOML-quoted.
+pub fn write_meta(model: &Path, features: &str, options: &[(&str, String)]) -> io::Result<()> {
+    write_atomic(&meta_path(model), meta_text(features, options).as_bytes())
+}
+
+/// The sidecar's text: `features = "..."` then `key = value` lines.
+fn meta_text(features: &str, options: &[(&str, String)]) -> String {
+    let mut s = format!("features = {}\n", toml_string(features));
+    for (k, v) in options {
+        let _ = writeln!(s, "{k} = {v}");
+    }
+    s
+}
+
+/// `PATH.tmp`.
+pub(super) fn tmp_path(path: &Path) -> PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    PathBuf::from(tmp)
+}
+
+/// Finishes a [`Model::save_with_meta`] that stopped between its two renames.
+///
+/// That write leaves the new sidecar beside the old model, with the new model
+/// complete in `MODEL.tmp` (both temporary files are written before the first
+/// rename). When the sidecar's `model_hash` disagrees with the model file but
+/// matches `MODEL.tmp`, the last rename is done now and the new pair is read:
+/// a crash anywhere in the save leaves the old pair or the new one. Any other
+/// disagreement is left for [`check_model_hash`] to refuse.
+pub(super) fn finish_interrupted_save(
+    path: &Path,
+    bytes: Vec<u8>,
+    meta: Option<&str>,
+) -> Result<Vec<u8>, ModelError> {
+    let Some(want) = meta.and_then(|m| meta_string(m, "model_hash")) else {
+        return Ok(bytes);
+    };
+    if crate::libsvm::dataset::Fnv64::hex_of(&bytes) == want {
+        return Ok(bytes);
+    }
+    let tmp = tmp_path(path);
+    let Ok(pending) = std::fs::read(&tmp) else {
+        return Ok(bytes);
+    };
+    if crate::libsvm::dataset::Fnv64::hex_of(&pending) != want {
+        return Ok(bytes);
+    }
+    std::fs::rename(&tmp, path).map_err(|source| ModelError::Io {
+        path: tmp.clone(),
+        source,
+    })?;
+    Ok(pending)
+}
+
+/// A sidecar's `model_hash`, when present, against the model file's bytes.
+pub(super) fn check_model_hash(
+    path: &Path,
+    bytes: &[u8],
+    meta: Option<&str>,
+) -> Result<(), ModelError> {
+    let Some(want) = meta.and_then(|m| meta_string(m, "model_hash")) else {
+        return Ok(());
+    };
+    let got = crate::libsvm::dataset::Fnv64::hex_of(bytes);
+    if want != got {
+        return Err(ModelError::Format {
+            path: meta_path(path),
+            message: format!(
+                "model_hash = \"{want}\" but {} hashes to {got}: the model and its sidecar \
+                 do not belong together (a write interrupted between the two? fit again)",
+                path.display()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The raw value of `key = value` in a sidecar.
+pub(super) fn meta_value<'a>(meta: &'a str, key: &str) -> Option<&'a str> {
+    meta.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        (k.trim() == key).then_some(v.trim())
+    })
+}
+
+pub(super) fn meta_string(meta: &str, key: &str) -> Option<String> {
+    meta.lines().find_map(|line| {
+        let (k, v) = line.split_once('=')?;
+        if k.trim() != key {
+            return None;
+        }
+        let v = v.trim().strip_prefix('"')?.strip_suffix('"')?;
+        Some(v.replace("\\\"", "\"").replace("\\\\", "\\"))
+    })
+}

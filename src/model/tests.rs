@@ -1,0 +1,345 @@
+use super::sidecar::tmp_path;
+use super::*;
+
+fn examples() -> PathBuf {
+    crate::testdata::fixture("liblinear")
+}
+
+#[test]
+#[allow(clippy::excessive_precision)] // the literals are printf's own output
+fn formats_like_printf_g17() {
+    for (x, s) in [
+        (7.8818309830442393e-05, "7.8818309830442393e-05"),
+        (0.0022216645468907843, "0.0022216645468907843"),
+        (1e-5, "1.0000000000000001e-05"),
+        (1.0, "1"),
+        (-1.0, "-1"),
+        (-3.5e20, "-3.5e+20"),
+        (0.1, "0.10000000000000001"),
+        (123456.0, "123456"),
+        (1e16, "10000000000000000"),
+        (1e17, "1e+17"),
+        (0.0001, "0.0001"),
+    ] {
+        assert_eq!(format_g17(x), s, "{x:e}");
+    }
+    assert_eq!(format_g(0.00888177123, 6), "0.00888177");
+    assert_eq!(format_g(0.98442, 6), "0.98442");
+    assert_eq!(format_g(1234567.0, 6), "1.23457e+06");
+}
+
+#[test]
+fn liblinear_text_models_round_trip_byte_for_byte() {
+    for name in ["small_s11.model", "small_s11_bias.model"] {
+        let path = examples().join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let model = Model::from_text(&path, &text).unwrap();
+        assert_eq!(model.nr_feature(), 1000);
+        assert_eq!(model.to_text(), text, "{name}");
+    }
+}
+
+#[test]
+fn binary_round_trips_to_f32_and_load_detects_it() {
+    let path = examples().join("small_s11_bias.model");
+    let model = Model::load(&path).unwrap();
+    let mut named = model.clone();
+    named.features = "relation".into();
+    let dir = std::env::temp_dir().join(format!("kifulearn-model-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = dir.join("m.bin");
+    named.save(&bin, true).unwrap();
+    let back = Model::load(&bin).unwrap();
+    assert_eq!(back.features, "relation");
+    assert_eq!(back.bias, 1.0);
+    assert_eq!(back.w.len(), 1000);
+    for (a, b) in back.w.iter().zip(&model.w) {
+        assert_eq!(*a, *b as f32 as f64);
+    }
+    // Mostly zero weights use the sparse layout.
+    let mut sparse = model.clone();
+    sparse.w.iter_mut().skip(10).for_each(|w| *w = 0.0);
+    let bytes = sparse.to_binary();
+    assert!(bytes.len() < 200, "{}", bytes.len());
+    let back = Model::from_binary(&bin, &bytes).unwrap();
+    assert_eq!(
+        back.w[..10],
+        sparse.w[..10]
+            .iter()
+            .map(|&w| w as f32 as f64)
+            .collect::<Vec<_>>()[..]
+    );
+    assert!(back.w[10..].iter().all(|&w| w == 0.0));
+    let e = Model::from_binary(&bin, &bytes[..bytes.len() - 3]).unwrap_err();
+    assert!(
+        e.to_string().ends_with(
+            "m.bin: byte 33: the count of nonzero weights 10 needs 80 bytes, only 77 remain"
+        ),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_feature_limit_covers_every_feature_set() {
+    let largest: crate::features::Features = "relation,relation-typed,material,kp,mirror"
+        .parse()
+        .unwrap();
+    let d = crate::features::FeatureSet::dimension(&largest) as usize;
+    assert!(d * 2 <= MAX_FEATURES, "{d}");
+}
+
+#[test]
+fn binary_counts_are_checked_against_the_file_length() {
+    let p = Path::new("m.bin");
+    let e = |b: &[u8]| Model::from_binary(p, b).unwrap_err().to_string();
+    assert_eq!(
+        e(b"KFLM"),
+        "m.bin: byte 4: truncated binary model: expected the version, the file ends at byte 4"
+    );
+    let header = |n: u32, layout: u8| {
+        let mut b = Vec::new();
+        b.extend_from_slice(b"KFLM");
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&8u32.to_le_bytes());
+        b.extend_from_slice(b"material");
+        b.extend_from_slice(&n.to_le_bytes());
+        b.extend_from_slice(&(-1f64).to_le_bytes());
+        b.extend_from_slice(&0f32.to_le_bytes());
+        b.push(layout);
+        b
+    };
+    assert_eq!(
+        e(&header(u32::MAX, 0)),
+        "m.bin: byte 20: nr_feature 4294967295 is beyond the limit of 134217728 features"
+    );
+    assert_eq!(
+        e(&header(1 << 20, 0)),
+        "m.bin: byte 37: nr_feature 1048576 needs 4194304 bytes, only 0 remain"
+    );
+    let mut sparse = header(100, 1);
+    sparse.extend_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(
+        e(&sparse),
+        "m.bin: byte 41: the count of nonzero weights 4294967295 needs 34359738360 bytes, only 0 remain"
+    );
+    let mut name = b"KFLM".to_vec();
+    name.extend_from_slice(&1u32.to_le_bytes());
+    name.extend_from_slice(&u32::MAX.to_le_bytes());
+    assert_eq!(
+        e(&name),
+        "m.bin: byte 12: truncated binary model: expected a feature-set name of 4294967295 bytes, the file ends at byte 12"
+    );
+}
+
+#[test]
+fn a_model_and_its_sidecar_must_agree() {
+    let dir = std::env::temp_dir().join(format!("kifulearn-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.model");
+    let model = Model {
+        solver_type: "L2R_L2LOSS_SVR".into(),
+        w: vec![0.5; 200],
+        bias: -1.0,
+        bias_weight: 0.0,
+        features: String::new(),
+    };
+    model.save(&path, false).unwrap();
+    // No sidecar: a liblinear model, loaded as it is.
+    assert!(Model::load(&path).is_ok());
+    // The material set has 104 features, the model 200 weights.
+    write_meta(&path, "material", &[]).unwrap();
+    let e = Model::load(&path).unwrap_err().to_string();
+    assert!(
+        e.ends_with(
+            "m.model.meta.toml: features = \"material\" has dimension 104 but \
+             the model and its sidecar do not belong together"
+        ) || e.contains("has dimension 104 but"),
+        "{e}"
+    );
+    assert!(e.contains("has nr_feature 200"), "{e}");
+    write_meta(&path, "no-such-set", &[]).unwrap();
+    let e = Model::load(&path).unwrap_err().to_string();
+    assert!(e.contains("features = \"no-such-set\""), "{e}");
+    write_meta(&path, "relation", &[("nr_feature", "199".into())]).unwrap();
+    let e = Model::load(&path).unwrap_err().to_string();
+    assert!(e.contains("nr_feature = 199 but"), "{e}");
+    write_meta(&path, "relation", &[("nr_feature", "200".into())]).unwrap();
+    assert_eq!(Model::load(&path).unwrap().features, "relation");
+    // A binary model's sidecar must name the header's set.
+    let bin = dir.join("m.bin");
+    let mut named = model.clone();
+    named.features = "relation".into();
+    named.save(&bin, true).unwrap();
+    write_meta(&bin, "kp", &[]).unwrap();
+    let e = Model::load(&bin).unwrap_err().to_string();
+    assert!(
+        e.contains("disagrees with the binary model's header (relation)"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A model and its meta as one unit: the `.bin` carries the meta, old
+/// `.bin` files still load, and a sidecar beside another model is refused.
+#[test]
+fn model_and_meta_are_one_unit() {
+    let dir = std::env::temp_dir().join(format!("kifulearn-unit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut model = Model {
+        solver_type: "L2R_L2LOSS_SVR".into(),
+        w: (0..104).map(|i| f64::from(i) / 64.0).collect(),
+        bias: -1.0,
+        bias_weight: 0.0,
+        features: "material".into(),
+    };
+    let options = [("method", toml_string("positions")), ("epochs", "3".into())];
+    // Binary: the meta section holds the sidecar's TOML, less the hash.
+    let bin = dir.join("m.bin");
+    model
+        .save_with_meta(&bin, true, "material", &options)
+        .unwrap();
+    let bytes = std::fs::read(&bin).unwrap();
+    let inside = Model::binary_meta(&bin, &bytes).unwrap().unwrap();
+    assert_eq!(
+        inside,
+        "features = \"material\"\nmethod = \"positions\"\nepochs = 3\n"
+    );
+    let sidecar = std::fs::read_to_string(meta_path(&bin)).unwrap();
+    assert_eq!(
+        sidecar,
+        format!(
+            "{inside}model_hash = \"{}\"\n",
+            crate::libsvm::dataset::Fnv64::hex_of(&bytes)
+        )
+    );
+    let loaded = Model::load(&bin).unwrap();
+    // The .bin alone knows its set and is checked against it.
+    std::fs::remove_file(meta_path(&bin)).unwrap();
+    assert_eq!(Model::load(&bin).unwrap(), loaded);
+    assert_eq!(loaded.features, "material");
+    assert_eq!(Model::from_binary(&bin, &bytes).unwrap(), loaded);
+    // An old .bin (no section) loads as before; a damaged section is refused.
+    let old = model.to_binary();
+    assert_eq!(Model::binary_meta(&bin, &old).unwrap(), None);
+    assert_eq!(Model::from_bytes(&bin, &old, None).unwrap(), loaded);
+    let cut = &bytes[..bytes.len() - 3];
+    let e = Model::from_bytes(&bin, cut, None).unwrap_err().to_string();
+    assert!(e.contains("META section of"), "{e}");
+    let mut wrong_set = model.clone();
+    wrong_set.w.push(1.0); // 105 weights: more than material's 104
+    let e = Model::from_bytes(&bin, &wrong_set.to_binary_with_meta(&inside), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("has dimension 104 but"), "{e}");
+
+    // Text: what a crash between the two renames leaves (the new sidecar
+    // beside the old model) is refused, naming both.
+    let txt = dir.join("m.model");
+    model
+        .save_with_meta(&txt, false, "material", &options)
+        .unwrap();
+    assert_eq!(Model::load(&txt).unwrap().features, "material");
+    let old_text = model.to_text();
+    model.w[0] = 0.25;
+    model
+        .save_with_meta(&txt, false, "material", &options)
+        .unwrap();
+    std::fs::write(&txt, &old_text).unwrap();
+    let e = Model::load(&txt).unwrap_err().to_string();
+    assert!(
+        e.contains("m.model.meta.toml: model_hash = ") && e.contains("do not belong together"),
+        "{e}"
+    );
+    // The same crash as `save_with_meta` leaves it, with the new model
+    // complete in m.model.tmp: the load finishes the save and reads the
+    // new pair.
+    std::fs::write(tmp_path(&txt), model.to_text()).unwrap();
+    assert_eq!(Model::load(&txt).unwrap().w[0], 0.25);
+    assert!(!tmp_path(&txt).exists());
+    assert_eq!(std::fs::read_to_string(&txt).unwrap(), model.to_text());
+    // A stray m.model.tmp that is not the sidecar's model is left alone.
+    std::fs::write(&txt, &old_text).unwrap();
+    std::fs::write(tmp_path(&txt), "junk").unwrap();
+    assert!(Model::load(&txt).is_err());
+    assert!(tmp_path(&txt).exists());
+    // A sidecar without a hash (written by other tools) is still read.
+    write_meta(&txt, "material", &[]).unwrap();
+    assert!(Model::load(&txt).is_ok());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `from_bytes` (the fuzz targets' entry) is `load` without the files: the
+/// same models and the same refusals, from memory.
+#[test]
+fn from_bytes_checks_what_load_checks() {
+    let p = Path::new("m.model");
+    let text = std::fs::read(examples().join("small_s11.model")).unwrap();
+    let plain = Model::from_bytes(p, &text, None).unwrap();
+    assert_eq!(
+        plain,
+        Model::load(&examples().join("small_s11.model")).unwrap()
+    );
+    let named = Model::from_bytes(p, &text, Some("features = \"relation\"\n")).unwrap();
+    assert_eq!(named.features, "relation");
+    assert_eq!(named.w, plain.w);
+    let e = Model::from_bytes(p, &text, Some("features = \"material\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("m.model.meta.toml: features = \"material\" has dimension 104"),
+        "{e}"
+    );
+    let bin = named.to_binary();
+    assert_eq!(
+        Model::from_bytes(p, &bin, None).unwrap().w.len(),
+        plain.w.len()
+    );
+    let e = Model::from_bytes(p, &bin, Some("features = \"kp\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("disagrees with the binary model's header (relation)"),
+        "{e}"
+    );
+    let e = Model::from_bytes(p, &[0xff, 0xfe], None)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(e, "m.model: neither a binary model nor UTF-8 text");
+}
+
+#[test]
+fn rejects_malformed_text_models() {
+    let p = Path::new("m.model");
+    let e = |t: &str| Model::from_text(p, t).unwrap_err().to_string();
+    assert_eq!(
+        e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 3\nbias -1\nw\n1\n2\n"),
+        "m.model: line 3: nr_feature 3 needs 3 weights after \"w\" (line 5), the file has 2"
+    );
+    assert_eq!(
+        e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 1\nbias 1\nw\n1\n"),
+        "m.model: line 3: nr_feature 1 and the bias needs 2 weights after \"w\" (line 5), the file has 1"
+    );
+    assert_eq!(
+        e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n2\n"),
+        "m.model: line 7: found \"2\" after the 1 weights that nr_feature 1 (line 3) announces"
+    );
+    // A count beyond the limit is refused before anything is allocated.
+    assert_eq!(
+        e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 4294967295\nbias -1\nw\n1\n"),
+        "m.model: line 3: nr_feature 4294967295 is beyond the limit of 134217728 features"
+    );
+    // Within the limit but not in the file: an error, and no 16M reservation.
+    assert_eq!(
+        e("solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature 16777216\nbias -1\nw\n1\n"),
+        "m.model: line 3: nr_feature 16777216 needs 16777216 weights after \"w\" (line 5), the file has 1"
+    );
+    assert_eq!(
+        e("solver_type L2R_L2LOSS_SVR\nfoo 2\n"),
+        "m.model: unknown text in model file: \"foo\""
+    );
+    assert_eq!(
+        e("solver_type L2R_LR\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n"),
+        "m.model: solver_type L2R_LR is not a regression model (expected L2R_L2LOSS_SVR or an SVR dual)"
+    );
+}

@@ -1,0 +1,179 @@
+//! liblinear's text model: written with C's `%.17g` (so our files are
+//! byte-identical to liblinear's) and read the way its `load_model` reads.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::{Model, ModelError, MAX_FEATURES};
+
+impl Model {
+    /// liblinear's text model.
+    pub fn to_text(&self) -> String {
+        let mut s = String::with_capacity(self.w.len() * 24 + 100);
+        let _ = write!(
+            s,
+            "solver_type {}\nnr_class 2\nnr_feature {}\nbias {}\nw\n",
+            self.solver_type,
+            self.w.len(),
+            format_g17(self.bias)
+        );
+        for &w in &self.w {
+            s.push_str(&format_g17(w));
+            s.push_str(" \n");
+        }
+        if self.bias >= 0.0 {
+            s.push_str(&format_g17(self.bias_weight));
+            s.push_str(" \n");
+        }
+        s
+    }
+
+    /// Reads liblinear's text model the way its `load_model` does: header keys
+    /// in any order up to `w`, then whitespace-separated weights.
+    pub fn from_text(path: &Path, text: &str) -> Result<Model, ModelError> {
+        let err = |message: String| ModelError::Format {
+            path: path.to_path_buf(),
+            message,
+        };
+        // The line of a token of `text` (tokens are slices of it).
+        let line_of = |token: &str| {
+            let at = (token.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+            1 + text.as_bytes()[..at.min(text.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+        };
+        let mut tokens = text.split_ascii_whitespace();
+        let (mut solver, mut nr_feature, mut bias, mut nr_class) = (None, None, None, None);
+        let mut nr_feature_line = 0;
+        let (w_line, w_at) = loop {
+            let key = tokens
+                .next()
+                .ok_or_else(|| err("no \"w\" line before the end of the file".into()))?;
+            let mut value = |what: &str| {
+                tokens
+                    .next()
+                    .ok_or_else(|| err(format!("expected a value after \"{what}\"")))
+            };
+            match key {
+                "w" => break (line_of(key), key.as_ptr() as usize - text.as_ptr() as usize),
+                "solver_type" => solver = Some(value(key)?.to_string()),
+                "nr_class" => nr_class = Some(value(key)?.to_string()),
+                "nr_feature" => {
+                    let v = value(key)?;
+                    nr_feature_line = line_of(v);
+                    let n = v.parse::<u32>().map_err(|_| {
+                        err(format!(
+                            "line {nr_feature_line}: found \"{v}\", expected a feature count after nr_feature"
+                        ))
+                    })?;
+                    if n as usize > MAX_FEATURES {
+                        return Err(err(format!(
+                            "line {nr_feature_line}: nr_feature {n} is beyond the limit of {MAX_FEATURES} features"
+                        )));
+                    }
+                    nr_feature = Some(n)
+                }
+                "bias" => {
+                    let v = value(key)?;
+                    bias =
+                        Some(v.parse::<f64>().map_err(|_| {
+                            err(format!("found \"{v}\", expected a number after bias"))
+                        })?)
+                }
+                other => return Err(err(format!("unknown text in model file: \"{other}\""))),
+            }
+        };
+        let solver = solver.ok_or_else(|| err("missing solver_type".into()))?;
+        if !solver.contains("SVR") {
+            return Err(err(format!(
+                "solver_type {solver} is not a regression model (expected L2R_L2LOSS_SVR or an SVR dual)"
+            )));
+        }
+        if nr_class.as_deref() != Some("2") {
+            return Err(err("expected nr_class 2 for a regression model".into()));
+        }
+        let n = nr_feature.ok_or_else(|| err("missing nr_feature".into()))? as usize;
+        let bias = bias.ok_or_else(|| err("missing bias".into()))?;
+        let total = n + usize::from(bias >= 0.0);
+        // Each weight takes at least two bytes (a digit and a separator): never
+        // reserve more than the rest of the file can hold.
+        let room = text.len().saturating_sub(w_at) / 2 + 1;
+        let mut w = Vec::with_capacity(total.min(room));
+        for k in 0..total {
+            let t = tokens.next().ok_or_else(|| {
+                err(format!(
+                    "line {nr_feature_line}: nr_feature {n}{} needs {total} weights after \"w\" (line {w_line}), the file has {k}",
+                    if bias >= 0.0 { " and the bias" } else { "" }
+                ))
+            })?;
+            w.push(t.parse::<f64>().map_err(|_| {
+                err(format!(
+                    "line {}: found \"{t}\", expected weight {}",
+                    line_of(t),
+                    k + 1
+                ))
+            })?);
+        }
+        if let Some(t) = tokens.next() {
+            return Err(err(format!(
+                "line {}: found \"{t}\" after the {total} weights that nr_feature {n} (line {nr_feature_line}) announces",
+                line_of(t)
+            )));
+        }
+        let bias_weight = if bias >= 0.0 {
+            w.pop().unwrap_or(0.0)
+        } else {
+            0.0
+        };
+        Ok(Model {
+            solver_type: solver,
+            w,
+            bias,
+            bias_weight,
+            features: String::new(),
+        })
+    }
+}
+
+/// C's `printf("%.17g", x)`, which round-trips every `f64`.
+pub fn format_g17(x: f64) -> String {
+    format_g(x, 17)
+}
+
+/// C's `printf("%.Pg", x)`: `P` significant digits, trailing zeros removed,
+/// scientific when the exponent is < -4 or >= P, exponent of two digits or more.
+pub fn format_g(x: f64, precision: usize) -> String {
+    let precision = precision.max(1);
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    let sci = format!("{x:.*e}", precision - 1);
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
+    let exp: i32 = exp.parse().expect("{:e} exponent is an integer");
+    if exp < -4 || exp >= precision as i32 {
+        let m = strip_zeros(mantissa);
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{m}e{sign}{:02}", exp.abs())
+    } else {
+        let decimals = (precision as i32 - 1 - exp) as usize;
+        strip_zeros(&format!("{x:.decimals$}")).to_string()
+    }
+}
+
+fn strip_zeros(s: &str) -> &str {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        s
+    }
+}
