@@ -655,3 +655,17 @@ epochs = 2
     assert_eq!(weights(&model), weights(&cli));
     let _ = fs::remove_dir_all(&out);
 }
+
+#[test]
+fn every_bundled_recipe_parses() {
+    let mut seen = 0;
+    for entry in fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let text = fs::read_to_string(&path).unwrap();
+            Recipe::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
+            seen += 1;
+        }
+    }
+    assert!(seen >= 8, "{seen} recipes");
+}
