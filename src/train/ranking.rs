@@ -342,7 +342,7 @@ pub fn sigmoid(x: f64, window: f64) -> f64 {
 
 /// Loss and top-1 agreement summed over positions.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Score {
+pub struct Tally {
     /// Positions counted.
     pub positions: u64,
     /// `Σ_P Σ_{m≠g} T(e(s_m) − e(s_g))`.
@@ -351,8 +351,8 @@ pub struct Score {
     pub top1: f64,
 }
 
-impl Score {
-    fn merge(mut self, other: Score) -> Score {
+impl Tally {
+    fn merge(mut self, other: Tally) -> Tally {
         self.positions += other.positions;
         self.loss += other.loss;
         self.top1 += other.top1;
@@ -414,7 +414,7 @@ impl<'a, F: FeatureSet + Sync> Ranker<'a, F> {
         pos: &Position,
         game_move: Move,
         gradient: Option<&mut [f32]>,
-    ) -> Option<Score> {
+    ) -> Option<Tally> {
         let view = pos.side_to_move();
         self.siblings.expand(pos);
         let g = self.siblings.index_of(game_move)?;
@@ -474,7 +474,7 @@ impl<'a, F: FeatureSet + Sync> Ranker<'a, F> {
             let mut sink = GradientSink::new(grad, -sign * slope_sum as f32);
             self.features.visit(&self.children[g], mover, &mut sink);
         }
-        Some(Score {
+        Some(Tally {
             positions: 1,
             loss,
             top1: hit_probability(better, tied, 1),
@@ -487,8 +487,8 @@ impl<'a, F: FeatureSet + Sync> Ranker<'a, F> {
         weights: &[f32],
         game: &Game,
         mut gradient: Option<&mut [f32]>,
-    ) -> Score {
-        let mut score = Score::default();
+    ) -> Tally {
+        let mut score = Tally::default();
         for (ply, (pos, mv)) in game.positions().enumerate() {
             let Some(mv) = mv else { break };
             if self.max_plies.is_some_and(|m| ply >= m) {
@@ -524,14 +524,14 @@ pub fn score<F: FeatureSet + Sync>(
     params: &RankingValidParams,
     weights: &[f32],
     games: &[Game],
-) -> Score {
+) -> Tally {
     games
         .par_iter()
         .map_init(
             || Ranker::new(features, params),
             |r, g| r.game(weights, g, None),
         )
-        .reduce(Score::default, Score::merge)
+        .reduce(Tally::default, Tally::merge)
 }
 
 /// One epoch's report.
@@ -541,11 +541,11 @@ pub struct EpochReport {
     pub epoch: usize,
     /// The training positions, each scored with the weights before its batch's
     /// step (a running figure, as Bonanza reports; no extra pass).
-    pub train: Score,
+    pub train: Tally,
     /// `λ‖w‖²` at the end of the epoch.
     pub regularizer: f64,
     /// Held-out games scored with the weights at the end of the epoch, if any were given.
-    pub held_out: Option<Score>,
+    pub held_out: Option<Tally>,
     /// Seconds for the epoch (training and held-out scoring).
     pub seconds: f64,
 }
@@ -610,7 +610,7 @@ impl RankingValidParams {
                 epoch,
                 games: games.len(),
             });
-            let mut train = Score::default();
+            let mut train = Tally::default();
             for batch in order.chunks(self.batch_games) {
                 let per_buffer = batch.len().div_ceil(threads);
                 let w = &weights;
@@ -619,14 +619,14 @@ impl RankingValidParams {
                     .zip(batch.par_chunks(per_buffer))
                     .map(|(buffer, chunk)| {
                         let mut ranker = Ranker::new(features, self);
-                        let mut s = Score::default();
+                        let mut s = Tally::default();
                         for &i in chunk {
                             s = s.merge(ranker.game(w, &games[i], Some(buffer)));
                             observer.event(&Event::Game);
                         }
                         s
                     })
-                    .reduce(Score::default, Score::merge);
+                    .reduce(Tally::default, Tally::merge);
                 let share = batch_score.positions as f64 / total_positions as f64;
                 let pull = Pull {
                     reg: (2.0 * self.lambda * share) as f32,
