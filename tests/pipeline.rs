@@ -317,11 +317,11 @@ fn adding_a_round_keeps_the_rounds_already_made() {
     let _ = fs::remove_dir_all(&b);
 }
 
-#[test]
-fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
-    // Round 1 generates with material, round 2 with round 1's model; each round
-    // learns from its own positions and plays the material engine.
-    let text = r#"
+/// A two-round self-play recipe on tiny settings (300 positions at depth 1,
+/// `games` match games), with `extra` lines in its `[learner]`.
+fn tiny_selfplay(extra: &str, games: u32) -> String {
+    format!(
+        r#"
 rounds = 2
 [inputs]
 paths = ["fixtures/selfplay"]
@@ -337,11 +337,20 @@ generate_positions = 300
 generate_depth = 1
 result_weight = 0.0
 epochs = 2
+{extra}
 [match]
-games = 4
+games = {games}
 depth = 1
-"#;
-    let recipe = Recipe::parse(text, Path::new("selfplay-tiny.toml")).unwrap();
+"#
+    )
+}
+
+#[test]
+fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
+    // Round 1 generates with material, round 2 with round 1's model; each round
+    // learns from its own positions and plays the material engine.
+    let text = tiny_selfplay("", 4);
+    let recipe = Recipe::parse(&text, Path::new("selfplay-tiny.toml")).unwrap();
     let out = scratch("selfplay");
     run_once(&recipe, &out);
     let mut r = csv::Reader::from_path(out.join("rounds.csv")).unwrap();
@@ -376,31 +385,7 @@ fn a_selfplay_round_learns_from_the_rounds_before_it() {
     // own: round 1 is the same as with learn_rounds = 1 (nothing before it),
     // so is round 2's generation (same teacher, same seed), and round 2's
     // rows are the sum of both rounds' rows of the one-round runs.
-    let text = |learn_rounds: &str| {
-        format!(
-            r#"
-rounds = 2
-[inputs]
-paths = ["fixtures/selfplay"]
-[split]
-held_out = 0.5
-[features]
-set = "kp,material"
-[learner]
-method = "selfplay"
-teacher = "previous"
-prior = "previous"
-generate_positions = 300
-generate_depth = 1
-result_weight = 0.0
-epochs = 2
-{learn_rounds}
-[match]
-games = 2
-depth = 1
-"#
-        )
-    };
+    let text = |learn_rounds: &str| tiny_selfplay(learn_rounds, 2);
     let rows = |out: &Path| -> Vec<u64> {
         let mut r = csv::Reader::from_path(out.join("rounds.csv")).unwrap();
         let col = r
