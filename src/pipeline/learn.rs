@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use super::figures::{ExtractFigures, FitFigures};
 use super::recipe::Recipe;
+use super::reports::round_dir;
 use super::run::{io_at, other, PipelineError};
 use crate::eval::{DynEvaluator, EvalChoice, Material};
 use crate::features::Features;
@@ -68,20 +69,16 @@ fn generated_samples(
         .parent()
         .and_then(Path::parent)
         .unwrap_or(Path::new("."));
-    let mut dirs: Vec<PathBuf> = (first..round)
-        .map(|k| out.join(format!("round-{k}")).join("generate"))
+    let mut positions: Vec<PathBuf> = (first..round)
+        .map(|k| round_dir(out, k).join("generate/positions"))
         .collect();
-    dirs.push(dir.to_path_buf());
-    let mut positions = Vec::with_capacity(dirs.len());
-    for d in &dirs {
-        if !d.join("positions").is_dir() {
-            return Err(PipelineError::Other(format!(
-                "{}: no generated positions for learner.learn_rounds = {} (the round that made them was not run here)",
-                d.display(),
-                l.learn_rounds
-            )));
-        }
-        positions.push(d.join("positions"));
+    positions.push(dir.join("positions"));
+    if let Some(missing) = positions.iter().find(|p| !p.is_dir()) {
+        return Err(PipelineError::Other(format!(
+            "{}: no generated positions for learner.learn_rounds = {} (the round that made them was not run here)",
+            missing.display(),
+            l.learn_rounds
+        )));
     }
     let (files, _) = split_position_paths(&positions).map_err(io_at(dir))?;
     let (samples, _) = samples_from_position_files(&files).map_err(other)?;

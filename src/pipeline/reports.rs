@@ -1,13 +1,18 @@
 //! The reports a run writes: each round's `agreement.csv` and `weights.csv`,
 //! and `DIR/rounds.csv` rebuilt from the rounds' files (docs/reports.md).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::figures::{write_atomic, Figures};
 use super::run::{other, PipelineError};
 use crate::engine::agreement::Agreement;
 use crate::features::{FeatureSet, Features};
 use crate::model::{format_g17, Model};
+
+/// A round's folder, `DIR/round-N`.
+pub(crate) fn round_dir(out: &Path, round: u32) -> PathBuf {
+    out.join(format!("round-{round}"))
+}
 
 /// Name of the model evaluator in a round's `agreement.csv`: the model's path relative to `DIR`.
 pub(crate) fn model_name(round: u32) -> String {
@@ -134,7 +139,7 @@ pub fn write_rounds(out: &Path, last: u32) -> Result<(), PipelineError> {
     ])
     .map_err(other)?;
     for round in 1..=last {
-        let dir = out.join(format!("round-{round}"));
+        let dir = round_dir(out, round);
         let f = Figures::load(&dir);
         let (Some(e), Some(fit), Some(ev)) = (f.extract.clone(), f.fit.clone(), f.evaluate.clone())
         else {

@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use super::figures::{EvaluateFigures, ExtractFigures, Figures};
 use super::recipe::Recipe;
-use super::reports::{model_name, write_agreement, write_rounds, write_weights};
+use super::reports::{model_name, round_dir, write_agreement, write_rounds, write_weights};
 use super::split::is_held_out;
 use super::steps::{fit_svr, play_material};
 use crate::engine::agreement::{games_agreement, Agreement};
@@ -217,7 +217,7 @@ pub fn run_recipe(
     let fingerprint = recipe_fingerprint(recipe);
     let mut redo_rest = false;
     for round in 1..=recipe.rounds {
-        let dir = out.join(format!("round-{round}"));
+        let dir = round_dir(out, round);
         if dir.exists() {
             let old = Figures::load(&dir);
             let changed = old.recipe != fingerprint;
