@@ -2,12 +2,15 @@
 //! `position` with any SFEN and move list, `go` with any words, `setoption`,
 //! `stop`, `ponderhit`, ... as a GUI or a script might send them.
 //!
-//! So that an input runs in milliseconds, the engine is made once with a 1 MB
-//! hash table and a depth cap of 1 (every `go` searches depth ≤ 1 plus
-//! quiescence, on its thread, as in play), and lines that would change that or
-//! touch the file system are skipped: `setoption` of `USI_Hash`, `Depth` and
-//! `ModelFile` (model files have their own targets). Each input starts from a
-//! reset (start position, default options) and ends with the search finished.
+//! So that an input runs in about a millisecond, the engine is made once with
+//! a 1 MB hash table, a depth cap of 1 and the smallest node cap (`NodesLimit`
+//! 1, which the engine checks every 1024 nodes): every `go` searches depth ≤ 1
+//! plus quiescence, on its thread, as in play, for at most 1024 nodes. The
+//! state machine is the target here; the search has its own tests. Lines that
+//! would lift those caps or touch the file system are skipped: `setoption` of
+//! `USI_Hash`, `Depth`, `NodesLimit` and `ModelFile` (model files have their
+//! own targets). Each input starts from a reset (start position, default
+//! options) and ends with the search finished.
 #![no_main]
 use std::io;
 use std::sync::Mutex;
@@ -21,6 +24,7 @@ static ENGINE: Mutex<Option<UsiEngine<io::Sink>>> = Mutex::new(None);
 const RESET: &[&str] = &[
     "setoption name USI_Hash value 1",
     "setoption name Depth value 1",
+    "setoption name NodesLimit value 1",
     "setoption name EvalScale value 10000",
     "setoption name EvalNoise value 0",
     "setoption name NoiseSeed value 0",
@@ -31,7 +35,7 @@ const RESET: &[&str] = &[
 fn skipped(line: &str) -> bool {
     let mut words = line.split_whitespace();
     words.next() == Some("setoption")
-        && words.any(|w| matches!(w, "USI_Hash" | "Depth" | "ModelFile"))
+        && words.any(|w| matches!(w, "USI_Hash" | "Depth" | "NodesLimit" | "ModelFile"))
 }
 
 fuzz_target!(|data: &[u8]| {

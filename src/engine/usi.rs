@@ -23,6 +23,8 @@
 //!   leaves the engine with *no position*: the next `go` answers
 //!   `info string no position` and `bestmove resign`. Keeping the previous position
 //!   instead would have the engine play a move for a game the GUI is not playing.
+//! - `setoption name Depth` and `NodesLimit` cap every search (0 = no cap); the
+//!   fuzz harness plays with both at their smallest so that an input runs fast.
 //! - `setoption name ModelFile` reports what it loaded (`info string ModelFile: ...`);
 //!   a missing or unreadable model is reported and the previous evaluator kept.
 //! - `go infinite` and `go ponder` never send `bestmove` before `stop` (or
@@ -52,6 +54,9 @@ use crate::shogi::{Move, Position};
 /// Milliseconds kept in hand on every timed move for process and pipe delays.
 pub const MARGIN_MS: u64 = 150;
 
+/// The largest `NodesLimit` (10^12: days of search at any speed this engine reaches).
+pub const MAX_NODES_LIMIT: i64 = 1_000_000_000_000;
+
 /// Milliseconds a running search may go on after the end of input before it is stopped.
 pub const EOF_GRACE_MS: u64 = 500;
 
@@ -64,6 +69,11 @@ pub struct Options {
     pub ponder: bool,
     /// `Depth`: maximum search depth (0 = no cap).
     pub depth: u32,
+    /// `NodesLimit`: maximum nodes per search (0 = no cap), as YaneuraOu's option of
+    /// that name; the smaller of it and `go nodes` applies. Like `go nodes`, it is
+    /// checked every 1024 nodes, so a search stops at the first multiple of 1024 at
+    /// or past it (deterministic, and free in the node loop).
+    pub nodes_limit: u64,
     /// `EvalScale`: centipawns per unit of model output (evaluations × this / 10000).
     pub eval_scale: i32,
     /// `EvalNoise`: uniform noise of ± this many centipawns (0 = none).
@@ -78,6 +88,7 @@ impl Default for Options {
             hash_mb: 16,
             ponder: false,
             depth: 0,
+            nodes_limit: 0,
             eval_scale: crate::engine::evaluators::DEFAULT_EVAL_SCALE,
             eval_noise: 0,
             noise_seed: 0,
@@ -411,6 +422,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             "option name EvalNoise type spin default 0 min 0 max 1000".to_string(),
             "option name NoiseSeed type spin default 0 min 0 max 1000000000".to_string(),
             "option name Depth type spin default 0 min 0 max 64".to_string(),
+            format!("option name NodesLimit type spin default 0 min 0 max {MAX_NODES_LIMIT}"),
         ] {
             self.say(&line);
         }
@@ -454,6 +466,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 )),
             },
             "Depth" => number(0, 64).map(|v| self.options.depth = v as u32),
+            "NodesLimit" => number(0, MAX_NODES_LIMIT).map(|v| self.options.nodes_limit = v as u64),
             "EvalScale" => number(1, 1_000_000).map(|v| self.options.eval_scale = v as i32),
             "EvalNoise" => number(0, 1000).map(|v| self.options.eval_noise = v as i32),
             "NoiseSeed" => number(0, 1_000_000_000).map(|v| self.options.noise_seed = v as u64),
@@ -550,9 +563,14 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             (Some(d), Some(c)) => Some(d.min(c)),
             (d, c) => d.or(c),
         };
+        let node_cap = (self.options.nodes_limit > 0).then_some(self.options.nodes_limit);
+        let nodes = match (go.nodes, node_cap) {
+            (Some(n), Some(c)) => Some(n.min(c)),
+            (n, c) => n.or(c),
+        };
         let limits = Limits {
             depth,
-            nodes: go.nodes,
+            nodes,
             soft_time,
             hard_time,
         };

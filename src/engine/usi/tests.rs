@@ -276,3 +276,41 @@ fn time_limits_keep_a_margin() {
     let (_, hard) = go.time_limits(crate::shogi::Color::Black);
     assert_eq!(hard, Some(Duration::from_millis(2000 - MARGIN_MS)));
 }
+
+#[test]
+fn nodes_limit_caps_every_search_and_the_smaller_of_two_node_limits_wins() {
+    let nodes = |lines: &[String]| -> u64 {
+        lines
+            .iter()
+            .filter_map(|l| l.split(" nodes ").nth(1))
+            .map(|rest| {
+                rest.split_whitespace()
+                    .next()
+                    .unwrap()
+                    .parse::<u64>()
+                    .unwrap()
+            })
+            .max()
+            .unwrap()
+    };
+    // Without the option, `go depth 64` runs until end of input stops it.
+    let free = session("position startpos\ngo depth 64\n");
+    assert!(nodes(&free) > 20_000, "{free:?}");
+    let capped =
+        session("usi\nsetoption name NodesLimit value 3000\nposition startpos\ngo depth 64\n");
+    assert!(capped.contains(&format!(
+        "option name NodesLimit type spin default 0 min 0 max {MAX_NODES_LIMIT}"
+    )));
+    assert_eq!(bestmoves(&capped).len(), 1);
+    assert!((1000..=3000).contains(&nodes(&capped)), "{capped:?}");
+    let smaller =
+        session("setoption name NodesLimit value 3000\nposition startpos\ngo nodes 1000\n");
+    assert!(nodes(&smaller) <= 1000, "{smaller:?}");
+    let refused = session("setoption name NodesLimit value -1\n");
+    assert_eq!(
+        refused,
+        vec![format!(
+            "info string option NodesLimit needs a number from 0 to {MAX_NODES_LIMIT}, got -1"
+        )]
+    );
+}
