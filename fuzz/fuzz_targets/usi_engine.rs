@@ -4,8 +4,8 @@
 //!
 //! So that an input runs in about a millisecond, the engine is made once with
 //! a 1 MB hash table, a depth cap of 1 and the smallest node cap (`NodesLimit`
-//! 1, which the engine checks every 1024 nodes): every `go` searches depth ≤ 1
-//! plus quiescence, on its thread, as in play, for at most 1024 nodes. The
+//! 1, which the fuzz build checks at every node): every `go` starts a real
+//! search on its thread, as in play, and stops at its first node. The
 //! state machine is the target here; the search has its own tests. Lines that
 //! would lift those caps or touch the file system are skipped: `setoption` of
 //! `USI_Hash`, `Depth`, `NodesLimit` and `ModelFile` (model files have their

@@ -91,6 +91,14 @@ pub const MAX_PLY: usize = 128;
 /// Quiescence plies in which a side in check searches all its evasions (engine mode).
 pub const EVASION_PLIES: u32 = 2;
 
+/// The stop flag, the node limit and the clock are checked when the node count is
+/// a multiple of `CHECK_MASK + 1`: every 1024 nodes, so a node limit stops at
+/// the first multiple of 1024 at or past it (deterministic, and free in the node
+/// loop). The fuzz build (`cfg(fuzzing)`, set by cargo-fuzz) checks every node,
+/// so the `usi_engine` target's `NodesLimit 1` ends each search at once and its
+/// executions go to the state machine it is there to test (`docs/fuzzing.md`).
+const CHECK_MASK: u64 = if cfg!(fuzzing) { 0 } else { 1023 };
+
 /// A search score, as USI reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Score {
@@ -493,7 +501,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     fn count_node(&mut self, ply: usize) {
         self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
-        if self.nodes & 1023 == 0 && self.should_stop_now() {
+        if self.nodes & CHECK_MASK == 0 && self.should_stop_now() {
             self.aborted = true;
         }
     }
