@@ -110,11 +110,8 @@ impl Figures {
     }
 }
 
-/// Writes `bytes` to `path` through `path.tmp` and a rename.
+/// [`crate::files::write_atomic`] (through `PATH.tmp` and a rename), its
+/// error naming the path.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), PipelineError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    fs::write(&tmp, bytes).map_err(io_at(&tmp))?;
-    fs::rename(&tmp, path).map_err(io_at(path))
+    crate::files::write_atomic(path, bytes).map_err(io_at(path))
 }
