@@ -29,6 +29,10 @@ impl<E: Evaluator> Evaluator for Scaled<E> {
             / i64::from(DEFAULT_EVAL_SCALE);
         v.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
     }
+
+    fn costly(&self) -> bool {
+        self.inner.costly()
+    }
 }
 
 /// Adds uniform noise in ±`amplitude` centipawns to another evaluator, as the
@@ -68,6 +72,10 @@ impl<E: Evaluator> EvalNoise<E> {
 impl<E: Evaluator> Evaluator for EvalNoise<E> {
     fn evaluate(&self, pos: &Position) -> i32 {
         (self.inner.evaluate(pos) + self.noise(pos.hash())).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    }
+
+    fn costly(&self) -> bool {
+        self.inner.costly()
     }
 }
 

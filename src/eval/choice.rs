@@ -55,6 +55,11 @@ impl Evaluator for DynEvaluator {
     fn quiet_moves_keep_value(&self) -> bool {
         self.0.quiet_moves_keep_value()
     }
+
+    #[inline]
+    fn costly(&self) -> bool {
+        self.0.costly()
+    }
 }
 
 /// Builds the evaluator `choice` names.

@@ -105,6 +105,10 @@ impl<F: FeatureSet + Sync> Evaluator for Linear<F> {
     fn evaluate(&self, pos: &Position) -> i32 {
         centipawns(-self.output(pos, !pos.side_to_move()) * self.scale)
     }
+
+    fn costly(&self) -> bool {
+        true
+    }
 }
 
 /// A model output times its scale, as the engine's integer centipawns.
@@ -130,6 +134,10 @@ impl<F: FeatureSet + Sync> Evaluator for LinearView<'_, F> {
         let mut sink = DotSink::new(self.weights);
         self.features.visit(pos, !pos.side_to_move(), &mut sink);
         centipawns(-sink.sum * 10_000.0)
+    }
+
+    fn costly(&self) -> bool {
+        true
     }
 }
 

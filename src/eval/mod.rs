@@ -30,6 +30,15 @@ pub trait Evaluator: Sync {
     fn quiet_moves_keep_value(&self) -> bool {
         false
     }
+
+    /// True when one evaluation costs far more than a probe of a small table
+    /// (a model: a few hundred weight look-ups against material's piece
+    /// counts), so a search keeps the values it computed and reuses them for
+    /// positions met again (`search::EvalCache`). The value is a function
+    /// of the position alone either way. [`Material`]: false; by default false.
+    fn costly(&self) -> bool {
+        false
+    }
 }
 
 /// Piece values on the board and in hand (the `relation` values: P 90 … R 990,

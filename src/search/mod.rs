@@ -60,6 +60,7 @@
 //! search (tsume) and multi-threaded search. The 16-ply self-play and the
 //! conformance script only need correctness; strength comes from the evaluator.
 
+mod eval_cache;
 mod order;
 mod repetition;
 mod table;
@@ -270,6 +271,11 @@ pub struct Searcher<'a, E: Evaluator + ?Sized> {
     /// Labelling order's scratch: captures with their key, and the other moves.
     captures: Vec<(i32, Move)>,
     quiet: Vec<Move>,
+    /// Values already computed, for a [`Evaluator::costly`] evaluator; made
+    /// once this searcher has evaluated [`eval_cache::UNCACHED`] positions.
+    eval_cache: Option<Box<eval_cache::EvalCache>>,
+    /// Evaluations before the cache was made.
+    uncached: u32,
 }
 
 impl<E: Evaluator + ?Sized> std::fmt::Debug for Searcher<'_, E> {
@@ -340,6 +346,8 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             move_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
             captures: Vec::new(),
             quiet: Vec::new(),
+            eval_cache: None,
+            uncached: 0,
         }
     }
 
@@ -495,6 +503,22 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
         }
         false
+    }
+
+    /// The static value of `pos`, through the evaluation cache when the
+    /// evaluator is costly.
+    #[inline]
+    fn evaluate(&mut self, pos: &Position) -> i32 {
+        if let Some(cache) = self.eval_cache.as_deref_mut() {
+            return cache.evaluate(self.eval, pos);
+        }
+        if self.eval.costly() {
+            self.uncached += 1;
+            if self.uncached >= eval_cache::UNCACHED {
+                self.eval_cache = Some(Box::new(eval_cache::EvalCache::new()));
+            }
+        }
+        self.eval.evaluate(pos)
     }
 
     #[inline]

@@ -249,3 +249,55 @@ fn labelling_mode_scores_mates_with_the_one_constant() {
     assert_eq!(line.len(), 1);
     assert_eq!(line[0].to_string(), "G*5b");
 }
+
+/// A model that counts its evaluations and says whether it is costly.
+struct Counted<'a> {
+    model: &'a Linear<crate::features::Features>,
+    costly: bool,
+    calls: std::sync::atomic::AtomicU64,
+}
+
+impl Evaluator for Counted<'_> {
+    fn evaluate(&self, pos: &Position) -> i32 {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.model.evaluate(pos)
+    }
+
+    fn costly(&self) -> bool {
+        self.costly
+    }
+}
+
+#[test]
+fn the_evaluation_cache_saves_evaluations_and_changes_no_search() {
+    let model = Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15);
+    let positions: Vec<Position> = fixture_positions().into_iter().step_by(15).collect();
+    let searched = |costly: bool| {
+        let eval = Counted {
+            model: &model,
+            costly,
+            calls: Default::default(),
+        };
+        let results: Vec<_> = positions
+            .iter()
+            .map(|pos| {
+                let mut tt = TranspositionTable::new(4);
+                let control = Control::new();
+                let limits = Limits {
+                    depth: Some(3),
+                    ..Limits::default()
+                };
+                let r = Searcher::new(&eval, &mut tt, &control, limits).search(pos, &[], |_| {});
+                (r.best, r.score, r.nodes, r.depth)
+            })
+            .collect();
+        (results, eval.calls.into_inner())
+    };
+    let (cached, with) = searched(true);
+    let (plain, without) = searched(false);
+    assert!(positions.len() > 20, "{}", positions.len());
+    assert_eq!(cached, plain);
+    // About a quarter of an engine search's evaluations are repeats.
+    eprintln!("{with} evaluations with the cache, {without} without");
+    assert!(with * 100 < without * 90, "{with} of {without}");
+}

@@ -74,7 +74,10 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         let mut best_move = None;
         for (i, &(mv, _)) in moves.iter().enumerate() {
             if settle && i >= captures && !mv.is_promotion() {
-                let v = *own_value.get_or_insert_with(|| self.eval.evaluate(pos));
+                let v = match own_value {
+                    Some(v) => v,
+                    None => *own_value.insert(self.evaluate(pos)),
+                };
                 if v <= best
                     && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
                 {
@@ -186,7 +189,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             return if in_check && !pos.has_legal_move() {
                 -(MATE - ply as i32)
             } else {
-                self.eval.evaluate(pos)
+                self.evaluate(pos)
             };
         }
         let evasions = self.mode.evasion_plies;
@@ -205,7 +208,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
             best = -INFINITY;
         } else {
-            best = self.eval.evaluate(pos);
+            best = self.evaluate(pos);
             if best >= beta || ply >= MAX_PLY - 1 {
                 self.move_buffers[ply] = moves;
                 return best;
@@ -218,7 +221,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         if ply >= MAX_PLY - 1 {
             self.move_buffers[ply] = moves;
-            return self.eval.evaluate(pos);
+            return self.evaluate(pos);
         }
         for &(mv, _) in moves.iter() {
             let mut child = pos.clone();
