@@ -40,6 +40,44 @@ fn liblinear_text_models_round_trip_byte_for_byte() {
 }
 
 #[test]
+fn a_large_model_is_written_in_parallel_as_one_sequential_text() {
+    // Weights over many formatting chunks and waves, of every form `%.17g`
+    // writes: zeros of both signs, fixed and scientific, the exponent limits,
+    // a run of zeros across a chunk boundary; liblinear's own weights among them.
+    let small = Model::load(&examples().join("small_s11_bias.model")).unwrap();
+    let n = 300_001;
+    let w: Vec<f64> = (0..n)
+        .map(|i| match i % 11 {
+            0 => 0.0,
+            1 => -0.0,
+            2 => small.w[i % small.w.len()],
+            3 => (i as f64).sqrt() * 1e-9,
+            4 => -(i as f64) * 1e12,
+            5 => 1e-4 * (1.0 + i as f64 / n as f64),
+            6 => 1e16 + i as f64,
+            _ if (65_000..70_000).contains(&i) => 0.0,
+            _ => ((i * 2_654_435_761) % 1_000_003) as f64 / 7.0 - 70_000.0,
+        })
+        .collect();
+    let model = Model { w, ..small.clone() };
+    let mut expected = model
+        .to_text()
+        .lines()
+        .take(5)
+        .collect::<Vec<_>>()
+        .join("\n");
+    expected.push('\n');
+    for &x in model.w.iter().chain([model.bias_weight].iter()) {
+        expected.push_str(&format_g17(x));
+        expected.push_str(" \n");
+    }
+    assert!(model.w.len() > 4 * super::text::FORMAT_CHUNK);
+    assert_eq!(model.to_text(), expected);
+    let back = Model::from_text(Path::new("big.model"), &expected).unwrap();
+    assert_eq!(back.w, model.w);
+}
+
+#[test]
 fn binary_round_trips_to_f32_and_load_detects_it() {
     let path = examples().join("small_s11_bias.model");
     let model = Model::load(&path).unwrap();
