@@ -11,12 +11,20 @@ impl Model {
     ///
     /// `%.17g` of millions of weights was about a third of `fit`'s time on the
     /// 300k synthetic set, so the weights are formatted in parallel: a wave of
-    /// [`FORMAT_CHUNK`]-weight chunks, one per thread, is formatted at once and
-    /// appended in order. The text is the sequential one, byte for byte, and
-    /// only one wave's text is ever held twice.
+    /// [`FORMAT_CHUNK`]-weight chunks, one per core, is formatted at once (the
+    /// first on this thread, the others on scoped threads) and appended in
+    /// order. The text is the sequential one, byte for byte, and only one
+    /// wave's text is ever held twice. Plain scoped threads, not rayon's pool:
+    /// a thread that cannot be started (a memory limit, as `prlimit --data`
+    /// sets) has its chunk formatted here instead, where a pool that fails
+    /// to start blocks for good.
     pub fn to_text(&self) -> String {
-        use rayon::prelude::*;
-        let mut s = String::with_capacity(self.w.len() * 24 + 100);
+        // Room for the longest text these weights can have: 4 bytes for a zero
+        // ("-0 \n"), 26 for any other. (24 bytes for every weight, as this
+        // reserved before, held 123 MB for a `relation` model whose text,
+        // nearly all "0", is 15 MB.)
+        let nonzero = self.w.iter().filter(|&&w| w != 0.0).count();
+        let mut s = String::with_capacity(100 + nonzero * 26 + (self.w.len() - nonzero) * 4);
         let _ = write!(
             s,
             "solver_type {}\nnr_class 2\nnr_feature {}\nbias {}\nw\n",
@@ -24,23 +32,32 @@ impl Model {
             self.w.len(),
             format_g17(self.bias)
         );
-        let wave = FORMAT_CHUNK * rayon::current_num_threads().max(1);
-        for group in self.w.chunks(wave) {
-            let parts: Vec<String> = group
-                .par_chunks(FORMAT_CHUNK)
-                .map(|chunk| {
-                    let mut part = String::with_capacity(chunk.len() * 24);
-                    let mut scratch = String::new();
-                    for &w in chunk {
-                        push_g(&mut part, w, 17, &mut scratch);
-                        part.push_str(" \n");
-                    }
-                    part
-                })
-                .collect();
-            for part in parts {
-                s.push_str(&part);
-            }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        for wave in self.w.chunks(FORMAT_CHUNK * threads) {
+            let mut chunks = wave.chunks(FORMAT_CHUNK);
+            let first = chunks.next().unwrap_or_default();
+            std::thread::scope(|scope| {
+                let others: Vec<_> = chunks
+                    .map(|chunk| {
+                        let handle = std::thread::Builder::new()
+                            .stack_size(256 * 1024)
+                            .spawn_scoped(scope, move || format_weights(chunk))
+                            .ok();
+                        (chunk, handle)
+                    })
+                    .collect();
+                let mut parts = vec![format_weights(first)];
+                for (chunk, handle) in others {
+                    parts.push(match handle.map(|h| h.join()) {
+                        Some(Ok(text)) => text,
+                        Some(Err(panic)) => std::panic::resume_unwind(panic),
+                        None => format_weights(chunk),
+                    });
+                }
+                for part in parts {
+                    s.push_str(&part);
+                }
+            });
         }
         if self.bias >= 0.0 {
             s.push_str(&format_g17(self.bias_weight));
@@ -160,6 +177,18 @@ impl Model {
 /// C's `printf("%.17g", x)`, which round-trips every `f64`.
 pub fn format_g17(x: f64) -> String {
     format_g(x, 17)
+}
+
+/// `weights` as the model text's lines (`%.17g` and " \n" each).
+fn format_weights(weights: &[f64]) -> String {
+    // At most 24 bytes of `%.17g` and 2 of " \n" a weight: never grown.
+    let mut text = String::with_capacity(weights.len() * 26);
+    let mut scratch = String::new();
+    for &w in weights {
+        push_g(&mut text, w, 17, &mut scratch);
+        text.push_str(" \n");
+    }
+    text
 }
 
 /// Weights per parallel task of [`Model::to_text`].
