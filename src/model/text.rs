@@ -46,16 +46,13 @@ impl Model {
                         (chunk, handle)
                     })
                     .collect();
-                let mut parts = vec![format_weights(first)];
+                s.push_str(&format_weights(first));
                 for (chunk, handle) in others {
-                    parts.push(match handle.map(|h| h.join()) {
-                        Some(Ok(text)) => text,
+                    match handle.map(|h| h.join()) {
+                        Some(Ok(text)) => s.push_str(&text),
                         Some(Err(panic)) => std::panic::resume_unwind(panic),
-                        None => format_weights(chunk),
-                    });
-                }
-                for part in parts {
-                    s.push_str(&part);
+                        None => s.push_str(&format_weights(chunk)),
+                    }
                 }
             });
         }

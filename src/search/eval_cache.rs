@@ -7,9 +7,10 @@
 //! a few hundred weight look-ups, remembering them is cheaper than
 //! recomputing; for material it is not, so only evaluators that say they are
 //! [`Evaluator::costly`] get a cache, and only searchers that evaluate more
-//! than [`UNCACHED`] positions (a whole engine search, a labeller's). A value is a function of the position
-//! alone, so a cached value is the value: searches, node counts and moves are
-//! the same with the cache as without it (`tests/speed_identical.rs`).
+//! than [`UNCACHED`] positions (a whole engine search, a labeller's). A value
+//! is a function of the position alone, so a cached value is the value:
+//! searches, node counts and moves are the same with the cache as without it
+//! (`tests/speed_identical.rs`).
 //!
 //! Direct-mapped on the position's 64-bit hash, always replacing, checked on
 //! the whole hash (as Stockfish's and YaneuraOu's evaluation hashes are).
