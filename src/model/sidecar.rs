@@ -3,11 +3,12 @@
 //! interrupted save finished at load, atomic single-file writes.
 
 use std::fmt::Write as _;
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::{Model, ModelError};
 use crate::files::{toml_string, write_atomic};
+use crate::libsvm::dataset::Fnv64;
 
 impl Model {
     /// Writes the model and its sidecar as one unit: the sidecar is
@@ -35,19 +36,17 @@ impl Model {
             .filter(|l| !l.trim_start().starts_with("model_hash"))
             .map(|l| format!("{l}\n"))
             .collect();
-        let bytes = if binary {
-            self.to_binary_with_meta(&meta)
-        } else {
-            self.to_text().into_bytes()
-        };
-        let sidecar = format!(
-            "{meta}model_hash = {}\n",
-            toml_string(&crate::libsvm::dataset::Fnv64::hex_of(&bytes))
-        );
         let model_tmp = tmp_path(path);
+        let hash = if binary {
+            let bytes = self.to_binary_with_meta(&meta);
+            std::fs::write(&model_tmp, &bytes)?;
+            Fnv64::hex_of(&bytes)
+        } else {
+            self.write_text_file(&model_tmp)?
+        };
+        let sidecar = format!("{meta}model_hash = {}\n", toml_string(&hash));
         let meta_file = meta_path(path);
         let meta_tmp = tmp_path(&meta_file);
-        std::fs::write(&model_tmp, &bytes)?;
         std::fs::write(&meta_tmp, sidecar)?;
         std::fs::rename(&meta_tmp, &meta_file)?;
         std::fs::rename(&model_tmp, path)
@@ -56,12 +55,42 @@ impl Model {
     /// Writes the model (text or binary) through a temporary name and a rename,
     /// so an interrupted run leaves the old file or the new one, never half.
     pub fn save(&self, path: &Path, binary: bool) -> io::Result<()> {
-        let bytes = if binary {
-            self.to_binary()
-        } else {
-            self.to_text().into_bytes()
+        if binary {
+            return write_atomic(path, &self.to_binary());
+        }
+        let tmp = tmp_path(path);
+        self.write_text_file(&tmp)?;
+        std::fs::rename(&tmp, path)
+    }
+
+    /// Streams the text model into `path` ([`Model::write_text`]) and returns
+    /// the hash of its bytes, so no copy of the whole text is ever held.
+    fn write_text_file(&self, path: &Path) -> io::Result<String> {
+        let mut out = Hashing {
+            inner: io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?),
+            hash: Fnv64::default(),
         };
-        write_atomic(path, &bytes)
+        self.write_text(&mut out)?;
+        out.inner.flush()?;
+        Ok(out.hash.hex())
+    }
+}
+
+/// A writer that hashes what passes through it (the sidecar's `model_hash`).
+struct Hashing<W> {
+    inner: W,
+    hash: Fnv64,
+}
+
+impl<W: Write> Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 

@@ -75,6 +75,22 @@ fn a_large_model_is_written_in_parallel_as_one_sequential_text() {
     assert_eq!(model.to_text(), expected);
     let back = Model::from_text(Path::new("big.model"), &expected).unwrap();
     assert_eq!(back.w, model.w);
+    // Saved, the text is streamed to the file wave by wave, hashed on the
+    // way: the same bytes, and a sidecar hash that is the file's.
+    let dir = std::env::temp_dir().join(format!("kifulearn-big-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (plain, paired) = (dir.join("plain.model"), dir.join("paired.model"));
+    model.save(&plain, false).unwrap();
+    model.save_with_meta(&paired, false, "", &[]).unwrap();
+    for path in [&plain, &paired] {
+        assert_eq!(std::fs::read_to_string(path).unwrap(), expected);
+        assert!(!tmp_path(path).exists());
+    }
+    let meta = std::fs::read_to_string(meta_path(&paired)).unwrap();
+    let hash = crate::libsvm::dataset::Fnv64::hex_of(expected.as_bytes());
+    assert!(meta.contains(&format!("model_hash = \"{hash}\"")), "{meta}");
+    assert_eq!(Model::load(&paired).unwrap().w, model.w);
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
