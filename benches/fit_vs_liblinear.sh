@@ -10,6 +10,9 @@
 # KIFU_PRIMAL_E (default: unset, the primal solver's own default rule, the
 # objective within 0.05% of the optimum; set it for liblinear's relative-gradient
 # rule), KIFU_DUAL_E (default 0.001): our tolerances for the named solvers.
+# KIFU_ARGS: the options of a run named "args" in KIFU_SOLVERS (a recipe's
+# [solver], e.g. KIFU_SOLVERS="default args" KIFU_ARGS="--solver dual -e 0.1
+# --max-iter 100" for pipelines/compare-relation.toml).
 # KIFU_BEFORE=BIN adds runs of another build (e.g. main's) to the table, so
 # before and after are measured in one run: KIFU_BEFORE_SOLVERS (default "dual";
 # main's default solver was the primal, at 31x liblinear's time on 100k rows). KIFU_LIBLINEAR (default "11 12").
@@ -56,6 +59,8 @@ for F in "${FILES[@]}"; do
       e=$PE; [[ $solver == dual ]] && e=$DE
       opt=(--solver "$solver"); [[ -n $e ]] && opt+=(-e "$e")
       [[ $solver == default ]] && { opt=(); e=; }
+      # shellcheck disable=SC2206 # the options are words on purpose
+      [[ $solver == args ]] && { opt=(${KIFU_ARGS:-}); e=${KIFU_ARGS// /,}; }
       m="$TMP/k$b$solver.model"
       read -r w r < <(measure "$TMP/k$b$solver.log" "${BINS[$b]}" fit "${opt[@]}" --out "$m" "$F")
       it=$(sed -n 's/^iterations = //p' "$m.meta.toml")

@@ -224,6 +224,25 @@ impl CompactCsr {
         (&self.indices[a..b], vals)
     }
 
+    /// Renumbers the columns to the used ones, in place, when at most half
+    /// the columns occur (see [`UsedColumns`]); returns the map back to the
+    /// original columns, `None` (and the matrix unchanged) otherwise.
+    ///
+    /// A column no row uses has weight 0 at the optimum of a fit, so solving
+    /// on the used columns and widening the weights with
+    /// [`ColumnMap::widen`] gives the same model. In place, the fit's
+    /// peak memory holds one copy of the indices: `train`'s own renumbering
+    /// of borrowed rows needs a second (87 MB on 495,884 extracted rows).
+    pub fn drop_unused_columns(&mut self) -> Option<ColumnMap> {
+        let used = UsedColumns::of(&self.indices, self.cols)?;
+        for j in &mut self.indices {
+            *j = used.rank(*j);
+        }
+        let map = ColumnMap::from_columns(used.columns(), self.cols);
+        self.cols = map.columns.len();
+        Some(map)
+    }
+
     /// The same matrix with `f32` values, as sprs holds it (the row layout of
     /// [`super::LibsvmData::x`]).
     pub fn into_csmat(self) -> CsMatI<f32, u32> {
@@ -262,6 +281,81 @@ pub struct CompactData {
     pub x: CompactCsr,
     /// One label per row.
     pub y: Array1<f64>,
+}
+
+/// The columns that occur in a matrix's indices, counted in a bitset with
+/// per-word ranks (1/8 + 1/16 byte a column, not a `u32` table a column).
+pub struct UsedColumns {
+    bits: Vec<u64>,
+    before: Vec<u32>,
+    used: usize,
+}
+
+impl UsedColumns {
+    /// The used columns of `indices` (all below `cols`), when at most half
+    /// of the `cols` columns are used; `None` otherwise, where a renumbered
+    /// copy would cost more than it saves.
+    pub fn of(indices: &[u32], cols: usize) -> Option<Self> {
+        let mut bits = vec![0u64; cols.div_ceil(64)];
+        for &j in indices {
+            bits[j as usize / 64] |= 1 << (j % 64);
+        }
+        let mut before = Vec::with_capacity(bits.len());
+        let mut used = 0u32;
+        for &b in &bits {
+            before.push(used);
+            used += b.count_ones();
+        }
+        (used as usize * 2 <= cols).then_some(UsedColumns {
+            bits,
+            before,
+            used: used as usize,
+        })
+    }
+
+    /// The new number of used column `j`: the count of used columns below it.
+    #[inline]
+    pub fn rank(&self, j: u32) -> u32 {
+        let (k, r) = (j as usize / 64, j % 64);
+        self.before[k] + (self.bits[k] & ((1u64 << r) - 1)).count_ones()
+    }
+
+    /// The used columns, ascending: entry `k` is the column numbered `k`.
+    pub fn columns(&self) -> Vec<u32> {
+        let mut map = Vec::with_capacity(self.used);
+        for (k, &b) in self.bits.iter().enumerate() {
+            let mut b = b;
+            while b != 0 {
+                map.push(k as u32 * 64 + b.trailing_zeros());
+                b &= b - 1;
+            }
+        }
+        map
+    }
+}
+
+/// Where the renumbered columns of [`CompactCsr::drop_unused_columns`] came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnMap {
+    columns: Vec<u32>,
+    cols: usize,
+}
+
+impl ColumnMap {
+    /// The map of renumbered column `k` to `columns[k]`, of `cols` columns in all.
+    pub fn from_columns(columns: Vec<u32>, cols: usize) -> Self {
+        ColumnMap { columns, cols }
+    }
+
+    /// Weights over the renumbered columns, widened to the original columns
+    /// (0 on the unused ones).
+    pub fn widen(&self, w: &[f64]) -> Vec<f64> {
+        let mut full = vec![0.0; self.cols];
+        for (&j, &x) in self.columns.iter().zip(w) {
+            full[j as usize] = x;
+        }
+        full
+    }
 }
 
 #[cfg(test)]
@@ -311,5 +405,34 @@ mod tests {
         assert!(CompactCsr::new(3, vec![0, 2], vec![2, 0], Values::U8(vec![1, 1])).is_none());
         assert!(CompactCsr::new(2, vec![0, 1], vec![2], Values::U8(vec![1])).is_none());
         assert!(CompactCsr::new(3, vec![0, 2], vec![0, 1], Values::U8(vec![1])).is_none());
+    }
+
+    #[test]
+    fn unused_columns_are_dropped_in_place_and_widened_back() {
+        // Columns 1, 5 and 9 of 12 are used (rows keep their order).
+        let mut m = CompactCsr::new(
+            12,
+            vec![0, 2, 3, 5],
+            vec![1, 9, 5, 1, 5],
+            Values::U8(vec![1, 2, 3, 4, 5]),
+        )
+        .unwrap();
+        let map = m.drop_unused_columns().unwrap();
+        assert_eq!((m.cols(), m.indices()), (3, &[0, 2, 1, 0, 1][..]));
+        assert_eq!(m.values(), &Values::U8(vec![1, 2, 3, 4, 5]));
+        assert_eq!(
+            map.widen(&[0.5, -1.0, 2.0]),
+            vec![0.0, 0.5, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0]
+        );
+        // More than half the columns used: nothing to gain, nothing changed.
+        let mut dense =
+            CompactCsr::new(4, vec![0, 3], vec![0, 1, 3], Values::U8(vec![1, 1, 1])).unwrap();
+        let before = dense.clone();
+        assert!(dense.drop_unused_columns().is_none());
+        assert_eq!(dense, before);
+        // Ranks across 64-bit words.
+        let used = UsedColumns::of(&[3, 64, 130, 700], 1000).unwrap();
+        assert_eq!([3, 64, 130, 700].map(|j| used.rank(j)), [0, 1, 2, 3]);
+        assert_eq!(used.columns(), vec![3, 64, 130, 700]);
     }
 }

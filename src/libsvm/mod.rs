@@ -11,7 +11,7 @@ pub mod dataset;
 mod reader;
 mod writer;
 
-pub use compact::{CompactCsr, CompactData, Value, Values};
+pub use compact::{ColumnMap, CompactCsr, CompactData, UsedColumns, Value, Values};
 pub use reader::{
     expand_paths, read_bytes, read_bytes_compact, read_paths, read_paths_compact,
     read_paths_with_groups, Groups, LibsvmData, ReadError, RowBuffer, RowReader, BLOCK_BYTES,

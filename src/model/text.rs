@@ -68,7 +68,7 @@ impl Model {
             })?;
         }
         if self.bias >= 0.0 {
-            write!(out, "{} \n", format_g17(self.bias_weight))?;
+            writeln!(out, "{} ", format_g17(self.bias_weight))?;
         }
         Ok(())
     }

@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use linfa::prelude::*;
-
 use super::figures::{Figures, FitFigures, MatchFigures};
 use super::recipe::Recipe;
 use super::run::{io_at, other, Observer, PipelineError};
@@ -16,7 +14,7 @@ use crate::eval::{load_linear, Material};
 use crate::features::{FeatureSet, Features};
 use crate::libsvm::read_paths_compact;
 use crate::model::toml_string;
-use crate::train::{CompactDataset, Event, Solver, SvrParams};
+use crate::train::{Event, Solver, SvrParams};
 
 /// Plays the round's model against the material engine (`[match]`); CSA
 /// records and `results.csv` go to `DIR/round-N/match/`.
@@ -101,9 +99,7 @@ pub(crate) fn fit_svr(
     let checked_tolerance = checked.tolerance();
     let start = Instant::now();
     let data = read_paths_compact(svm).map_err(other)?;
-    let dataset = DatasetBase::new(CompactDataset(data.x), data.y);
-    let fitted = checked.fit(&dataset).map_err(other)?;
-    drop(dataset);
+    let fitted = checked.fit_owned(data.x, data.y).map_err(other)?;
     if let Some(w) = fitted.iteration_cap_warning() {
         observer.warning(&w);
     }

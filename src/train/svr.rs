@@ -31,7 +31,7 @@ use sprs::CsMatI;
 use super::objective::{primal_value, L2SvrObjective, Rows, RowsOf, RowsTask};
 use super::progress::{Event, Observer, Quiet};
 use super::TrainError;
-use crate::libsvm::{CompactCsr, Value};
+use crate::libsvm::{ColumnMap, CompactCsr, UsedColumns, Value};
 use crate::model::Model;
 
 /// Largest column count the dense solver accepts.
@@ -177,6 +177,24 @@ impl SvrValidParams {
     /// The solver.
     pub fn solver(&self) -> Solver {
         self.solver
+    }
+
+    /// [`Fit::fit`] on rows this call owns: the sparse solvers' used columns
+    /// are numbered in place ([`CompactCsr::drop_unused_columns`]) instead of
+    /// in a copy of the indices, and the rows are freed before returning. The
+    /// same model, with the memory of one copy of the rows (`fit` on 495,884
+    /// extracted rows: 146 MB peak, was 226).
+    pub fn fit_owned(&self, mut x: CompactCsr, y: Array1<f64>) -> Result<SvrModel, TrainError> {
+        let columns = if self.solver == Solver::Dense {
+            None
+        } else {
+            x.drop_unused_columns()
+        };
+        let mut fitted = self.fit(&DatasetBase::new(CompactDataset(x), y))?;
+        if let Some(columns) = columns {
+            fitted.model.w = columns.widen(&fitted.model.w);
+        }
+        Ok(fitted)
     }
 }
 
@@ -377,53 +395,16 @@ impl RowsTask for FitTask<'_> {
         // used) the primal's vectors shrink a thousandfold. Renumbering keeps
         // each row's order, so every sum over a row is unchanged.
         let sparse = self.params.solver != Solver::Dense;
-        if let Some((map, indices)) = used_columns(&rows).filter(|_| sparse) {
-            let small = rows.renumbered(&indices, map.len());
+        if let Some(used) = UsedColumns::of(rows.indices(), rows.cols()).filter(|_| sparse) {
+            let indices: Vec<u32> = rows.indices().iter().map(|&j| used.rank(j)).collect();
+            let columns = used.columns();
+            let small = rows.renumbered(&indices, columns.len());
             let mut fitted = self.run_on(small)?;
-            let w = std::mem::take(&mut fitted.model.w);
-            let mut full = vec![0.0; rows.cols()];
-            for (k, &j) in map.iter().enumerate() {
-                full[j as usize] = w[k];
-            }
-            fitted.model.w = full;
+            fitted.model.w = ColumnMap::from_columns(columns, rows.cols()).widen(&fitted.model.w);
             return Ok(fitted);
         }
         self.run_on(rows)
     }
-}
-
-/// When fewer than half the columns occur in `rows`: the used columns in
-/// order, and every nonzero's index among them. `None` otherwise (the copy of
-/// the indices would cost more than it saves). Counted in a bitset with
-/// per-word ranks (1/8 + 1/16 byte a column), not a table of `u32` a column.
-fn used_columns<V: Value>(rows: &Rows<V>) -> Option<(Vec<u32>, Vec<u32>)> {
-    let mut bits = vec![0u64; rows.cols().div_ceil(64)];
-    for &j in rows.indices() {
-        bits[j as usize / 64] |= 1 << (j % 64);
-    }
-    let mut before = Vec::with_capacity(bits.len());
-    let mut used = 0u32;
-    for &b in &bits {
-        before.push(used);
-        used += b.count_ones();
-    }
-    if used as usize * 2 > rows.cols() {
-        return None;
-    }
-    let mut map = Vec::with_capacity(used as usize);
-    for (k, &b) in bits.iter().enumerate() {
-        let mut b = b;
-        while b != 0 {
-            map.push(k as u32 * 64 + b.trailing_zeros());
-            b &= b - 1;
-        }
-    }
-    let rank = |j: u32| -> u32 {
-        let (k, r) = (j as usize / 64, j % 64);
-        before[k] + (bits[k] & ((1u64 << r) - 1)).count_ones()
-    };
-    let indices = rows.indices().iter().map(|&j| rank(j)).collect();
-    Some((map, indices))
 }
 
 impl FitTask<'_> {

@@ -11,8 +11,7 @@ use kifulearn::features::Features;
 use kifulearn::libsvm::{expand_paths, read_paths_compact, Values};
 use kifulearn::model::toml_string;
 use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
-use kifulearn::train::{CompactDataset, Event, Solver, SvrParams};
-use linfa::prelude::*;
+use kifulearn::train::{Event, Solver, SvrParams};
 
 use super::ModelOut;
 use crate::cli::verbosity::{summary, trace};
@@ -150,11 +149,9 @@ pub fn run(
             w0,
         );
     }
-    let dataset = DatasetBase::new(CompactDataset(data.x), data.y);
     let t = Instant::now();
-    let fitted = pool.install(|| checked.fit(&dataset))?;
-    // The rows are no longer needed: free them before the model's text is built.
-    drop(dataset);
+    // The rows are freed by the fit, before the model's text is written.
+    let fitted = pool.install(|| checked.fit_owned(data.x, data.y))?;
     if let Some(w) = fitted.iteration_cap_warning() {
         eprintln!("warning: {w}");
     }
