@@ -3,9 +3,10 @@
 //!
 //! Each file is written under a temporary name and renamed when complete, so an
 //! interrupted match leaves whole game records and no half-written table.
-//! `results.csv` columns: `game,opening_line,a_color,result,ending,plies,final_sfen`
+//! `results.csv` columns: `game,opening_line,a_color,result,ending,plies,final_sfen,a_nodes,b_nodes,a_seconds,b_seconds`
 //! (`result` from A's view: `win`, `loss`, `draw`; `ending` as
-//! [`super::GameEnd::name`]; `plies` counts the opening's).
+//! [`super::GameEnd::name`]; `plies` counts the opening's; nodes searched and
+//! seconds spent searching by each side over the game).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -37,6 +38,10 @@ impl MatchFiles {
             "ending",
             "plies",
             "final_sfen",
+            "a_nodes",
+            "b_nodes",
+            "a_seconds",
+            "b_seconds",
         ])?;
         Ok(Self {
             dir: dir.to_path_buf(),
@@ -74,6 +79,10 @@ impl MatchFiles {
             g.end.name().to_string(),
             g.plies().to_string(),
             g.final_position.to_sfen(),
+            g.nodes[0].to_string(),
+            g.nodes[1].to_string(),
+            format!("{:.3}", g.thinking.0[0].as_secs_f64()),
+            format!("{:.3}", g.thinking.0[1].as_secs_f64()),
         ])?;
         self.results.flush()
     }
@@ -111,6 +120,10 @@ pub fn summary_text(
         limits.nodes.map_or("-".to_string(), |n| n.to_string()),
     ));
     s.push_str(&format!("openings: {openings}\n"));
+    if let Some(speed) = report.speed_line() {
+        s.push_str(&speed);
+        s.push('\n');
+    }
     let mut endings: BTreeMap<&str, usize> = BTreeMap::new();
     for g in &report.games {
         *endings.entry(g.end.name()).or_default() += 1;

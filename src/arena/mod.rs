@@ -192,6 +192,22 @@ pub struct GameOutcome {
     pub winner: Option<Color>,
     /// The position after the last move.
     pub final_position: Position,
+    /// Nodes searched by A and by B over the game.
+    pub nodes: [u64; 2],
+    /// Time A and B spent searching (not part of a game's identity: two
+    /// plays of a game are equal whatever their timings).
+    pub thinking: Thinking,
+}
+
+/// Time A and B spent searching. Compares equal to any other: a match
+/// replayed on other threads, or on a busier machine, is the same match.
+#[derive(Clone, Copy, Debug, Default, Eq)]
+pub struct Thinking(pub [std::time::Duration; 2]);
+
+impl PartialEq for Thinking {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl GameOutcome {
@@ -287,6 +303,33 @@ impl MatchReport {
         self.tally().elo_interval95()
     }
 
+    /// Nodes per second of A and of B over the games counted (`None`
+    /// before any search time): the engines' speed in the same match.
+    pub fn nodes_per_second(&self) -> Option<[f64; 2]> {
+        let mut nodes = [0u64; 2];
+        let mut secs = [0f64; 2];
+        for g in &self.games {
+            for side in 0..2 {
+                nodes[side] += g.nodes[side];
+                secs[side] += g.thinking.0[side].as_secs_f64();
+            }
+        }
+        (secs[0] > 0.0 && secs[1] > 0.0)
+            .then(|| [nodes[0] as f64 / secs[0], nodes[1] as f64 / secs[1]])
+    }
+
+    /// `speed: A 1.37M nodes/s, B 4.90M nodes/s, A/B 0.28` (what each engine
+    /// searched per second of its own thinking, games in parallel included).
+    pub fn speed_line(&self) -> Option<String> {
+        let [a, b] = self.nodes_per_second()?;
+        Some(format!(
+            "speed: A {:.2}M nodes/s, B {:.2}M nodes/s, A/B {:.2}",
+            a / 1e6,
+            b / 1e6,
+            a / b
+        ))
+    }
+
     /// One line: `A vs B: +W -L =D, score 0.xxx, Elo +x ± y, SPRT: ...`.
     pub fn summary_line(&self, a_name: &str, b_name: &str) -> String {
         let (lo, hi) = self.elo_interval95();
@@ -348,6 +391,8 @@ pub fn play_game<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
         (&mut player_b, &mut player_a)
     };
     let r = referee(&opening.start, &opening.moves, black, white, cfg.max_plies);
+    let nodes = [player_a.nodes, player_b.nodes];
+    let thinking = Thinking([player_a.thinking, player_b.thinking]);
     GameOutcome {
         game,
         opening_line: opening.line,
@@ -358,6 +403,8 @@ pub fn play_game<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
         end: r.end,
         winner: r.winner,
         final_position: r.final_position,
+        nodes,
+        thinking,
     }
 }
 

@@ -16,6 +16,7 @@
 //!    (連続王手の千日手): that side loses ([`GameEnd::PerpetualCheck`]).
 
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
 
 use crate::eval::Evaluator;
 use crate::search::{Control, Limits, PathEntry, Searcher, TranspositionTable};
@@ -35,6 +36,10 @@ pub struct SearchPlayer<'a, E: Evaluator + ?Sized> {
     eval: &'a E,
     table: &'a mut TranspositionTable,
     limits: Limits,
+    /// Nodes searched over every move so far.
+    pub nodes: u64,
+    /// Time spent searching over every move so far.
+    pub thinking: Duration,
 }
 
 impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
@@ -44,6 +49,8 @@ impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
             eval,
             table,
             limits,
+            nodes: 0,
+            thinking: Duration::ZERO,
         }
     }
 }
@@ -51,9 +58,15 @@ impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
 impl<E: Evaluator + ?Sized> Player for SearchPlayer<'_, E> {
     fn choose(&mut self, pos: &Position, history: &[PathEntry]) -> Option<Move> {
         let control = Control::new();
-        Searcher::new(self.eval, self.table, &control, self.limits.clone())
-            .search(pos, history, |_| {})
-            .best
+        let start = Instant::now();
+        let result = Searcher::new(self.eval, self.table, &control, self.limits.clone()).search(
+            pos,
+            history,
+            |_| {},
+        );
+        self.thinking += start.elapsed();
+        self.nodes += result.nodes;
+        result.best
     }
 }
 

@@ -183,6 +183,11 @@ fn identical_evaluators_mirror_each_pair_and_threads_change_nothing() {
         // game, so A's results mirror and the score of each pair is exactly ½.
         assert_eq!(pair[0].moves, pair[1].moves);
         assert_eq!(pair[0].winner, pair[1].winner);
+        // The same searches on the other side: A's nodes of one game are B's
+        // of the other (and `assert_eq!(one, two)` above compared the nodes
+        // across thread counts).
+        assert_eq!(pair[0].nodes, [pair[1].nodes[1], pair[1].nodes[0]]);
+        assert!(pair[0].nodes[0] > 1000 && pair[0].nodes[1] > 1000);
         assert_eq!(pair[0].score_a() + pair[1].score_a(), 1.0);
         assert_eq!(pair[0].opening_line, 11 + k);
         assert_eq!(pair[1].opening_line, 11 + k);
@@ -191,6 +196,9 @@ fn identical_evaluators_mirror_each_pair_and_threads_change_nothing() {
     }
     assert_eq!(one.wins, one.losses);
     assert_eq!(one.score(), 0.5);
+    let [a, b] = one.nodes_per_second().unwrap();
+    assert!(a > 0.0 && b > 0.0);
+    assert!(one.speed_line().unwrap().starts_with("speed: A "));
 }
 
 /// An evaluator that misjudges everything: it counts its own material negatively.

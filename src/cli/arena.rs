@@ -11,6 +11,7 @@ use kifulearn::arena::{
 };
 use kifulearn::eval::{load_evaluator, EvalChoice};
 
+use super::verbosity::summary;
 use super::{verbosity, CliResult};
 
 #[derive(clap::Args)]
@@ -172,6 +173,9 @@ pub fn run(args: Args) -> CliResult {
         return Err(format!("writing the match files: {e}").into());
     }
     println!("{}", report.summary_line(&a_name, &b_name));
+    if let Some(speed) = report.speed_line() {
+        summary!("{speed}");
+    }
     if let (Some(f), Some(dir)) = (files, &args.out) {
         let summary = summary_text(&report, &a_name, &b_name, &cfg, &openings_name);
         f.finish(&summary)
