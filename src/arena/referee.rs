@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use crate::eval::Evaluator;
-use crate::search::{Control, Limits, PathEntry, Searcher, TranspositionTable};
+use crate::search::{Control, EvalCache, Limits, PathEntry, Searcher, TranspositionTable};
 use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Color, Move, Position};
 
@@ -40,6 +40,9 @@ pub struct SearchPlayer<'a, E: Evaluator + ?Sized> {
     pub nodes: u64,
     /// Time spent searching over every move so far.
     pub thinking: Duration,
+    /// The evaluation cache of a costly evaluator, kept from move to move:
+    /// each search meets again many positions that the one before evaluated.
+    cache: Option<Box<EvalCache>>,
 }
 
 impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
@@ -51,6 +54,7 @@ impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
             limits,
             nodes: 0,
             thinking: Duration::ZERO,
+            cache: eval.costly().then(|| Box::new(EvalCache::new())),
         }
     }
 }
@@ -59,11 +63,12 @@ impl<E: Evaluator + ?Sized> Player for SearchPlayer<'_, E> {
     fn choose(&mut self, pos: &Position, history: &[PathEntry]) -> Option<Move> {
         let control = Control::new();
         let start = Instant::now();
-        let result = Searcher::new(self.eval, self.table, &control, self.limits.clone()).search(
-            pos,
-            history,
-            |_| {},
-        );
+        let mut searcher = Searcher::new(self.eval, self.table, &control, self.limits.clone());
+        if let Some(cache) = self.cache.take() {
+            searcher = searcher.with_eval_cache(cache);
+        }
+        let result = searcher.search(pos, history, |_| {});
+        self.cache = searcher.take_eval_cache();
         self.thinking += start.elapsed();
         self.nodes += result.nodes;
         result.best

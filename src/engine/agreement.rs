@@ -23,7 +23,9 @@ use rayon::prelude::*;
 
 use crate::eval::Evaluator;
 use crate::record::Game;
-use crate::search::{game_path, Control, Limits, PathEntry, Searcher, TranspositionTable, MATE};
+use crate::search::{
+    game_path, Control, EvalCache, Limits, PathEntry, Searcher, TranspositionTable, MATE,
+};
 use crate::shogi::{Move, Position, Siblings};
 
 /// The k of the top-k rates reported.
@@ -157,6 +159,11 @@ pub struct MoveRanker<'a, E: Evaluator + ?Sized> {
     tt: TranspositionTable,
     control: Control,
     siblings: Siblings,
+    /// One evaluation cache for every sibling's search, for a costly
+    /// evaluator: siblings' searches meet the same positions (a move and a
+    /// reply in either order), and each search alone is too short to fill a
+    /// cache of its own.
+    cache: Option<Box<EvalCache>>,
 }
 
 impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
@@ -169,6 +176,7 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
             tt: TranspositionTable::new(if depth.is_some() { 8 } else { 1 }),
             control: Control::new(),
             siblings: Siblings::new(),
+            cache: (depth.is_some() && eval.costly()).then(|| Box::new(EvalCache::new())),
         }
     }
 
@@ -186,7 +194,12 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
                 Some(depth) => {
                     let mut s =
                         Searcher::new(self.eval, &mut self.tt, &self.control, Limits::default());
-                    -s.value(&child, &path, depth)
+                    if let Some(cache) = self.cache.take() {
+                        s = s.with_eval_cache(cache);
+                    }
+                    let value = -s.value(&child, &path, depth);
+                    self.cache = s.take_eval_cache();
+                    value
                 }
             };
             out.push((mv, value));

@@ -46,7 +46,8 @@ use std::time::{Duration, Instant};
 use crate::engine::evaluators::{EvalNoise, Scaled};
 use crate::eval::{load_evaluator, DynEvaluator, EvalChoice, Evaluator};
 use crate::search::{
-    game_path, Control, Limits, PathEntry, Score, SearchInfo, Searcher, TranspositionTable,
+    game_path, Control, EvalCache, Limits, PathEntry, Score, SearchInfo, Searcher,
+    TranspositionTable,
 };
 use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Move, Position};
@@ -244,7 +245,20 @@ pub struct UsiEngine<W: Write + Send + 'static> {
     tt: Arc<Mutex<TranspositionTable>>,
     running: Option<Running>,
     games: u64,
+    /// Evaluators loaded so far (a new `ModelFile` is a new evaluator, even
+    /// under the same name): part of the evaluation cache's key.
+    loads: u64,
+    /// The evaluation cache of a costly evaluator, kept from `go` to `go`,
+    /// with what its values depend on: the evaluator loaded, `EvalScale`,
+    /// `EvalNoise` and the game's noise seed.
+    eval_cache: KeptCache,
 }
+
+/// What a cached evaluation depends on: (evaluator load, scale, noise, seed).
+type CacheKey = (u64, i32, i32, u64);
+
+/// The evaluation cache kept between searches, with its key.
+type KeptCache = Arc<Mutex<Option<(CacheKey, Box<EvalCache>)>>>;
 
 fn clip(text: &str) -> String {
     let t: String = text
@@ -303,6 +317,8 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             history: Vec::new(),
             position: Some(pos),
             running: None,
+            loads: 0,
+            eval_cache: Arc::new(Mutex::new(None)),
             games: 0,
         })
     }
@@ -477,6 +493,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 match load_evaluator(&choice) {
                     Ok(e) => {
                         self.evaluator = e;
+                        self.loads += 1;
                         self.choice = choice;
                         self.info_string(&format!(
                             "ModelFile: using {}",
@@ -591,6 +608,12 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             self.options.eval_noise,
             seed,
         );
+        let cache_key = (
+            self.loads,
+            self.options.eval_scale,
+            self.options.eval_noise,
+            seed,
+        );
         let job = SearchJob {
             pos: position,
             history: self.history.clone(),
@@ -598,6 +621,8 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             control: Arc::clone(&control),
             tt: Arc::clone(&self.tt),
             out: Arc::clone(&self.out),
+            eval_cache: Arc::clone(&self.eval_cache),
+            cache_key,
         };
         let started = Instant::now();
         match std::thread::Builder::new()
@@ -623,6 +648,8 @@ struct SearchJob<W: Write + Send + 'static> {
     control: Arc<Control>,
     tt: Arc<Mutex<TranspositionTable>>,
     out: Arc<Mutex<W>>,
+    eval_cache: KeptCache,
+    cache_key: CacheKey,
 }
 
 impl<W: Write + Send + 'static> SearchJob<W> {
@@ -632,10 +659,24 @@ impl<W: Write + Send + 'static> SearchJob<W> {
         } else {
             let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
             let mut searcher = Searcher::new(evaluator, &mut tt, &self.control, self.limits);
+            // The previous search's cache when it was filled under the same
+            // key (a cached value is then the value), a fresh one otherwise.
+            let mut kept = self.eval_cache.lock().unwrap_or_else(|e| e.into_inner());
+            if evaluator.costly() {
+                let cache = match kept.take() {
+                    Some((key, cache)) if key == self.cache_key => cache,
+                    _ => Box::new(EvalCache::new()),
+                };
+                searcher = searcher.with_eval_cache(cache);
+            }
             let out = &self.out;
             let result = searcher.search(&self.pos, &self.history, |info| {
                 write_line(out, &info_line(info));
             });
+            *kept = searcher
+                .take_eval_cache()
+                .map(|cache| (self.cache_key, cache));
+            drop(kept);
             match result.best {
                 None => "bestmove resign".to_string(),
                 Some(best) => {

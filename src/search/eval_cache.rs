@@ -27,9 +27,9 @@ pub(super) const UNCACHED: u32 = 1024;
 /// model's hot weights.
 const BITS: u32 = 14;
 
-/// A direct-mapped table of `(hash, value)`.
+/// A direct-mapped table of `(hash, value)` of one evaluator.
 #[derive(Clone, Debug)]
-pub(super) struct EvalCache {
+pub struct EvalCache {
     entries: Vec<Slot>,
 }
 
@@ -40,9 +40,15 @@ struct Slot {
     filled: bool,
 }
 
+impl Default for EvalCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl EvalCache {
     /// An empty cache.
-    pub(super) fn new() -> Self {
+    pub fn new() -> Self {
         Self {
             entries: vec![Slot::default(); 1 << BITS],
         }

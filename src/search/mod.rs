@@ -66,6 +66,7 @@ mod repetition;
 mod table;
 mod tree;
 
+pub use eval_cache::EvalCache;
 pub use repetition::{find_repetition, game_path, PathEntry, Repetition};
 pub use table::TranspositionTable;
 
@@ -273,7 +274,7 @@ pub struct Searcher<'a, E: Evaluator + ?Sized> {
     quiet: Vec<Move>,
     /// Values already computed, for a [`Evaluator::costly`] evaluator; made
     /// once this searcher has evaluated [`eval_cache::UNCACHED`] positions.
-    eval_cache: Option<Box<eval_cache::EvalCache>>,
+    eval_cache: Option<Box<EvalCache>>,
     /// Evaluations before the cache was made.
     uncached: u32,
 }
@@ -310,6 +311,21 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             Limits::default(),
             Mode::labelling(quiescence),
         )
+    }
+
+    /// This searcher with `cache` as its evaluation cache from the first
+    /// evaluation on, for a caller that runs many short searches with one
+    /// costly evaluator and keeps one cache across them
+    /// ([`Searcher::take_eval_cache`] gives it back). The cache must have been
+    /// filled with this evaluator only: a cached value is taken as the value.
+    pub fn with_eval_cache(mut self, cache: Box<EvalCache>) -> Self {
+        self.eval_cache = Some(cache);
+        self
+    }
+
+    /// The evaluation cache, if this searcher has one (it is left without).
+    pub fn take_eval_cache(&mut self) -> Option<Box<EvalCache>> {
+        self.eval_cache.take()
     }
 
     /// This searcher with another mode (its table, control and limits kept).
@@ -515,7 +531,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         if self.eval.costly() {
             self.uncached += 1;
             if self.uncached >= eval_cache::UNCACHED {
-                self.eval_cache = Some(Box::new(eval_cache::EvalCache::new()));
+                self.eval_cache = Some(Box::new(EvalCache::new()));
             }
         }
         self.eval.evaluate(pos)

@@ -301,3 +301,47 @@ fn the_evaluation_cache_saves_evaluations_and_changes_no_search() {
     eprintln!("{with} evaluations with the cache, {without} without");
     assert!(with * 100 < without * 90, "{with} of {without}");
 }
+
+/// A cache handed from search to search (the match player's moves, the USI
+/// engine's `go`s, `evaluate --depth`'s siblings) changes no search either,
+/// and saves more: the next search meets what the last one evaluated.
+#[test]
+fn a_cache_kept_from_search_to_search_changes_nothing() {
+    let model = Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15);
+    // Consecutive positions of games: each search follows the one before.
+    let positions: Vec<Position> = fixture_positions().into_iter().take(40).collect();
+    let searched = |keep: bool| {
+        let eval = Counted {
+            model: &model,
+            costly: true,
+            calls: Default::default(),
+        };
+        let mut kept: Option<Box<EvalCache>> = None;
+        let results: Vec<_> = positions
+            .iter()
+            .map(|pos| {
+                let mut tt = TranspositionTable::new(4);
+                let control = Control::new();
+                let limits = Limits {
+                    depth: Some(3),
+                    ..Limits::default()
+                };
+                let mut s = Searcher::new(&eval, &mut tt, &control, limits);
+                if let Some(cache) = kept.take() {
+                    s = s.with_eval_cache(cache);
+                }
+                let r = s.search(pos, &[], |_| {});
+                if keep {
+                    kept = s.take_eval_cache();
+                }
+                (r.best, r.score, r.nodes, r.depth)
+            })
+            .collect();
+        (results, eval.calls.into_inner())
+    };
+    let (kept, with) = searched(true);
+    let (fresh, without) = searched(false);
+    assert_eq!(kept, fresh);
+    eprintln!("{with} evaluations with the cache kept, {without} with a cache a search");
+    assert!(with < without, "{with} of {without}");
+}

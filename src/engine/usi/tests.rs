@@ -314,3 +314,79 @@ fn nodes_limit_caps_every_search_and_the_smaller_of_two_node_limits_wins() {
         )]
     );
 }
+
+/// A model's evaluation cache is kept from `go` to `go`, but only while what
+/// the values depend on stays: after `EvalScale` changes, or the model file
+/// is loaded again with other weights, the engine searches as a fresh engine
+/// with those settings does (a stale cache would give the old values).
+#[test]
+fn the_evaluation_cache_is_kept_only_while_the_evaluator_is_the_same() {
+    let dir = std::env::temp_dir().join(format!("kifulearn-usi-cache-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.model");
+    let save = |scale: f32| {
+        // Material and pseudo-random king-piece weights: a costly evaluator.
+        let set: crate::features::Features = "material,kp".parse().unwrap();
+        let model = crate::eval::Linear::hashed(set.clone(), 2e-3 * scale, 7);
+        crate::model::Model {
+            solver_type: "L2R_L2LOSS_SVR".into(),
+            w: model.weights.iter().map(|&w| f64::from(w)).collect(),
+            bias: -1.0,
+            bias_weight: 0.0,
+            features: "material,kp".into(),
+        }
+        .save_with_meta(&path, false, "material,kp", &[])
+        .unwrap();
+    };
+    let searches = |engine: &mut UsiEngine<Shared>, out: &Shared, gos: usize| {
+        let mut found = Vec::new();
+        for _ in 0..gos {
+            out.0.lock().unwrap().clear();
+            engine.handle_line("position startpos moves 7g7f 3c3d 2g2f 8c8d");
+            engine.handle_line("go depth 3");
+            engine.finish_search(false);
+            let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+            let scores: Vec<String> = text
+                .lines()
+                .filter(|l| l.starts_with("info depth") || l.starts_with("bestmove"))
+                .map(|l| {
+                    let w: Vec<&str> = l.split_whitespace().collect();
+                    let at = |k: &str| w.iter().position(|x| *x == k).map(|i| w[i + 2]);
+                    format!("{} {:?} {}", w[1], at("score"), l.starts_with("bestmove"))
+                })
+                .collect();
+            found.push(scores);
+        }
+        found
+    };
+    let fresh = |scale: &str| {
+        let out = Shared::default();
+        let mut e = UsiEngine::new(out.clone(), EvalChoice::Model(path.clone())).unwrap();
+        e.handle_line(&format!("setoption name EvalScale value {scale}"));
+        searches(&mut e, &out, 1).remove(0)
+    };
+    save(1.0);
+    let out = Shared::default();
+    let mut engine = UsiEngine::new(out.clone(), EvalChoice::Model(path.clone())).unwrap();
+    let first = searches(&mut engine, &out, 2);
+    // The second `go` (cache kept, same table) ends where the first did.
+    assert_eq!(first[0].last(), first[1].last());
+    assert_eq!(first[0], fresh("10000"));
+    // Another scale, a fresh table (USI_Hash), the same game: the old values must go.
+    engine.handle_line("setoption name EvalScale value 30000");
+    engine.handle_line("setoption name USI_Hash value 2");
+    let scaled = searches(&mut engine, &out, 1).remove(0);
+    assert_ne!(scaled, first[0]);
+    assert_eq!(scaled, fresh("30000"));
+    // The same file name with other weights, loaded again.
+    save(5.0);
+    engine.handle_line(&format!(
+        "setoption name ModelFile value {}",
+        path.display()
+    ));
+    engine.handle_line("setoption name USI_Hash value 2");
+    let reloaded = searches(&mut engine, &out, 1).remove(0);
+    assert_ne!(reloaded, scaled);
+    assert_eq!(reloaded, fresh("30000"));
+    std::fs::remove_dir_all(&dir).ok();
+}
