@@ -509,8 +509,18 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             }
             _ => Err(format!("unknown option ignored: {}", clip(&name))),
         };
-        if let Err(e) = result {
-            self.info_string(&e);
+        match result {
+            // The table's scores and bounds were found with the old
+            // evaluation: kept, they would cut the next search short with
+            // values the new one does not give.
+            Ok(())
+                if ["EvalScale", "EvalNoise", "NoiseSeed", "ModelFile"]
+                    .contains(&name.as_str()) =>
+            {
+                self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            }
+            Ok(()) => {}
+            Err(e) => self.info_string(&e),
         }
     }
 

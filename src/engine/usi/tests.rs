@@ -318,7 +318,8 @@ fn nodes_limit_caps_every_search_and_the_smaller_of_two_node_limits_wins() {
 /// A model's evaluation cache is kept from `go` to `go`, but only while what
 /// the values depend on stays: after `EvalScale` changes, or the model file
 /// is loaded again with other weights, the engine searches as a fresh engine
-/// with those settings does (a stale cache would give the old values).
+/// with those settings does (a stale cache would give the old values, a
+/// stale transposition table the old scores).
 #[test]
 fn the_evaluation_cache_is_kept_only_while_the_evaluator_is_the_same() {
     let dir = std::env::temp_dir().join(format!("kifulearn-usi-cache-{}", std::process::id()));
@@ -372,9 +373,9 @@ fn the_evaluation_cache_is_kept_only_while_the_evaluator_is_the_same() {
     // The second `go` (cache kept, same table) ends where the first did.
     assert_eq!(first[0].last(), first[1].last());
     assert_eq!(first[0], fresh("10000"));
-    // Another scale, a fresh table (USI_Hash), the same game: the old values must go.
+    // Another scale, the same game: the cached values and the table's scores
+    // must both go.
     engine.handle_line("setoption name EvalScale value 30000");
-    engine.handle_line("setoption name USI_Hash value 2");
     let scaled = searches(&mut engine, &out, 1).remove(0);
     assert_ne!(scaled, first[0]);
     assert_eq!(scaled, fresh("30000"));
@@ -384,7 +385,6 @@ fn the_evaluation_cache_is_kept_only_while_the_evaluator_is_the_same() {
         "setoption name ModelFile value {}",
         path.display()
     ));
-    engine.handle_line("setoption name USI_Hash value 2");
     let reloaded = searches(&mut engine, &out, 1).remove(0);
     assert_ne!(reloaded, scaled);
     assert_eq!(reloaded, fresh("30000"));
