@@ -654,3 +654,36 @@ fn every_bundled_recipe_parses() {
     }
     assert!(seen >= 8, "{seen} recipes");
 }
+
+/// Test openings are never trained on: a recipe whose inputs hold the
+/// matches' openings (here their file itself, beside training openings and
+/// real games) trains on the others and leaves every test line out, by name.
+#[test]
+fn training_leaves_out_every_game_through_a_test_opening() {
+    let recipe = Recipe::parse(
+        r#"
+[inputs]
+paths = ["fixtures/openings/match.sfen", "fixtures/floodgate-30.sfen", "fixtures/tournament"]
+[split]
+held_out = 0.0
+"#,
+        Path::new("t.toml"),
+    )
+    .unwrap();
+    let games = kifulearn::pipeline::run::read_games(&recipe).unwrap();
+    assert_eq!(
+        games.test_openings.len(),
+        575,
+        "{:?}",
+        &games.test_openings[..3]
+    );
+    assert!(games
+        .test_openings
+        .iter()
+        .all(|s| s.contains("openings/match.sfen#")));
+    let tournament =
+        kifulearn::record::read_games(&[PathBuf::from("fixtures/tournament")]).unwrap();
+    assert!(tournament.len() >= 5);
+    assert_eq!(games.train.len(), 30 + tournament.len());
+    assert!(games.heldout.is_empty());
+}

@@ -77,6 +77,49 @@ pub fn default_openings() -> Vec<Opening> {
         .expect("the bundled openings are valid")
 }
 
+/// The final positions of the bundled test openings, to keep them out of
+/// anything a model is trained on: a model that learned from games through a
+/// test opening's position would be judged on what it learned from.
+///
+/// A position matches on its hash (board, hands, side to move), then on its
+/// SFEN without the move number, ruling out a hash collision.
+pub struct TestOpenings {
+    ends: std::collections::HashMap<u64, Vec<String>>,
+}
+
+impl TestOpenings {
+    /// The final positions of [`default_openings`].
+    pub fn bundled() -> Self {
+        let mut ends: std::collections::HashMap<u64, Vec<String>> = Default::default();
+        for o in default_openings() {
+            let pos = o.position();
+            ends.entry(pos.hash()).or_default().push(board_sfen(&pos));
+        }
+        Self { ends }
+    }
+
+    /// `pos` is a test opening's final position.
+    pub fn ends_in(&self, pos: &Position) -> bool {
+        self.ends
+            .get(&pos.hash())
+            .is_some_and(|s| s.contains(&board_sfen(pos)))
+    }
+
+    /// Some position of `game` (its start included) is a test opening's
+    /// final position.
+    pub fn passed_by(&self, game: &crate::record::Game) -> bool {
+        game.positions().any(|(pos, _)| self.ends_in(&pos))
+    }
+}
+
+/// The board, hands and side to move of a position as SFEN (no move number).
+fn board_sfen(pos: &Position) -> String {
+    let sfen = pos.to_sfen();
+    sfen.rsplit_once(' ')
+        .map_or(sfen.as_str(), |(s, _)| s)
+        .to_string()
+}
+
 /// The openings a match uses, in order: with a `seed`, `openings` shuffled by
 /// that seed (SplitMix64, Fisher–Yates), otherwise in file order; then the
 /// first `skip` dropped (wrapping around, so every line stays available).

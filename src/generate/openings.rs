@@ -8,10 +8,9 @@
 //! the SFEN without move number to rule out a hash collision) is the final
 //! position of a match opening is refused and counted.
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use crate::arena::{default_openings, read_openings, Opening};
+use crate::arena::{read_openings, Opening, TestOpenings};
 use crate::record::RecordError;
 
 /// The bundled training openings: 30 floodgate-2016 lines from the training
@@ -31,23 +30,11 @@ pub struct OpeningSet {
     pub refused: Vec<(String, usize)>,
 }
 
-/// The board, hands and side to move of a position as SFEN (no move number).
-fn key(o: &Opening) -> (u64, String) {
-    let pos = o.position();
-    let sfen = pos.to_sfen();
-    let without_number = sfen.rsplit_once(' ').map_or(sfen.as_str(), |(s, _)| s);
-    (pos.hash(), without_number.to_string())
-}
-
 /// The bundled openings ([`BUNDLED_OPENINGS_NAME`]) plus, when given, the lines
 /// of `extra` (its text and path), without any line that ends in a test
 /// opening's position (listed in [`OpeningSet::refused`]).
 pub fn generation_openings(extra: Option<(&str, &Path)>) -> Result<OpeningSet, RecordError> {
-    let mut test: HashMap<u64, Vec<String>> = HashMap::new();
-    for o in default_openings() {
-        let (hash, sfen) = key(&o);
-        test.entry(hash).or_default().push(sfen);
-    }
+    let test = TestOpenings::bundled();
     let mut set = OpeningSet {
         openings: Vec::new(),
         refused: Vec::new(),
@@ -59,8 +46,7 @@ pub fn generation_openings(extra: Option<(&str, &Path)>) -> Result<OpeningSet, R
     }
     for (name, openings) in sources {
         for o in openings {
-            let (hash, sfen) = key(&o);
-            if test.get(&hash).is_some_and(|s| s.contains(&sfen)) {
+            if test.ends_in(&o.position()) {
                 set.refused.push((name.clone(), o.line));
             } else {
                 set.openings.push(o);

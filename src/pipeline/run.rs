@@ -28,6 +28,7 @@ use super::recipe::Recipe;
 use super::reports::{model_name, round_dir, write_agreement, write_rounds, write_weights};
 use super::split::is_held_out;
 use super::steps::{fit_svr, play_material};
+use crate::arena::TestOpenings;
 use crate::engine::agreement::{games_agreement, Agreement};
 use crate::eval::{load_linear, Material};
 use crate::extract::{self, ExtractOptions, GameJob, GameReport, Labelling, RowsAt};
@@ -115,6 +116,9 @@ pub struct Games {
     pub heldout: Vec<Game>,
     /// Games that could not be read: `path#index: message`.
     pub errors: Vec<String>,
+    /// Games left out of training because they pass through a test
+    /// opening's position ([`TestOpenings`]): `path#index`.
+    pub test_openings: Vec<String>,
 }
 
 /// Reads the recipe's inputs (at most `max_games` readable games, in file order) and splits them.
@@ -125,7 +129,9 @@ pub fn read_games(recipe: &Recipe) -> Result<Games, PipelineError> {
         train: Vec::new(),
         heldout: Vec::new(),
         errors: Vec::new(),
+        test_openings: Vec::new(),
     };
+    let test = TestOpenings::bundled();
     let max = match recipe.inputs.max_games {
         0 => usize::MAX,
         n => n,
@@ -143,6 +149,8 @@ pub fn read_games(recipe: &Recipe) -> Result<Games, PipelineError> {
                     read += 1;
                     if is_held_out(&game.source, recipe.split.held_out, recipe.split.seed) {
                         games.heldout.push(game);
+                    } else if test.passed_by(&game) {
+                        games.test_openings.push(source);
                     } else {
                         games.train.push(GameJob {
                             name: extract::game_name(stem, index),
@@ -206,6 +214,13 @@ pub fn run_recipe(
     let games = read_games(recipe)?;
     for e in &games.errors {
         observer.line(&format!("skipped: {e}"));
+    }
+    if let Some(first) = games.test_openings.first() {
+        observer.line(&format!(
+            "left out of training: {} game(s) through a test opening's position \
+             (fixtures/openings/match.sfen, the matches' openings), first {first}",
+            games.test_openings.len()
+        ));
     }
     observer.line(&format!(
         "{} training games, {} held out (fraction {}, seed {})",
