@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Model, ModelError};
 use crate::files::{toml_string, write_atomic};
-use crate::libsvm::dataset::Fnv64;
+use crate::libsvm::dataset::{Fnv64, HashingWriter};
 
 impl Model {
     /// Writes the model and its sidecar as one unit: the sidecar is
@@ -66,31 +66,12 @@ impl Model {
     /// Streams the text model into `path` ([`Model::write_text`]) and returns
     /// the hash of its bytes, so no copy of the whole text is ever held.
     fn write_text_file(&self, path: &Path) -> io::Result<String> {
-        let mut out = Hashing {
-            inner: io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?),
-            hash: Fnv64::default(),
-        };
+        let file = std::fs::File::create(path)?;
+        let mut out = HashingWriter::new(io::BufWriter::with_capacity(1 << 20, file));
         self.write_text(&mut out)?;
-        out.inner.flush()?;
-        Ok(out.hash.hex())
-    }
-}
-
-/// A writer that hashes what passes through it (the sidecar's `model_hash`).
-struct Hashing<W> {
-    inner: W,
-    hash: Fnv64,
-}
-
-impl<W: Write> Write for Hashing<W> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.hash.update(&buf[..n]);
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+        let (mut inner, hash) = out.into_parts();
+        inner.flush()?;
+        Ok(hash.hex())
     }
 }
 

@@ -268,33 +268,52 @@ impl Evaluator for Counted<'_> {
     }
 }
 
+/// Depth-3 searches of `positions` in order, each with a fresh table, under
+/// `model` counted (`costly` or not), the evaluation cache handed on from each
+/// search to the next when `keep`: (best, score, nodes, depth) of each, and
+/// the evaluations made.
+type Searched = (Vec<(Option<Move>, Score, u64, u32)>, u64);
+fn depth3_searches(
+    model: &Linear<crate::features::Features>,
+    positions: &[Position],
+    costly: bool,
+    keep: bool,
+) -> Searched {
+    let eval = Counted {
+        model,
+        costly,
+        calls: Default::default(),
+    };
+    let mut kept: Option<Box<EvalCache>> = None;
+    let results = positions
+        .iter()
+        .map(|pos| {
+            let mut tt = TranspositionTable::new(4);
+            let control = Control::new();
+            let limits = Limits {
+                depth: Some(3),
+                ..Limits::default()
+            };
+            let mut s = Searcher::new(&eval, &mut tt, &control, limits);
+            if let Some(cache) = kept.take() {
+                s = s.with_eval_cache(cache);
+            }
+            let r = s.search(pos, &[], |_| {});
+            if keep {
+                kept = s.take_eval_cache();
+            }
+            (r.best, r.score, r.nodes, r.depth)
+        })
+        .collect();
+    (results, eval.calls.into_inner())
+}
+
 #[test]
 fn the_evaluation_cache_saves_evaluations_and_changes_no_search() {
     let model = Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15);
     let positions: Vec<Position> = fixture_positions().into_iter().step_by(15).collect();
-    let searched = |costly: bool| {
-        let eval = Counted {
-            model: &model,
-            costly,
-            calls: Default::default(),
-        };
-        let results: Vec<_> = positions
-            .iter()
-            .map(|pos| {
-                let mut tt = TranspositionTable::new(4);
-                let control = Control::new();
-                let limits = Limits {
-                    depth: Some(3),
-                    ..Limits::default()
-                };
-                let r = Searcher::new(&eval, &mut tt, &control, limits).search(pos, &[], |_| {});
-                (r.best, r.score, r.nodes, r.depth)
-            })
-            .collect();
-        (results, eval.calls.into_inner())
-    };
-    let (cached, with) = searched(true);
-    let (plain, without) = searched(false);
+    let (cached, with) = depth3_searches(&model, &positions, true, false);
+    let (plain, without) = depth3_searches(&model, &positions, false, false);
     assert!(positions.len() > 20, "{}", positions.len());
     assert_eq!(cached, plain);
     // About a quarter of an engine search's evaluations are repeats.
@@ -310,37 +329,8 @@ fn a_cache_kept_from_search_to_search_changes_nothing() {
     let model = Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15);
     // Consecutive positions of games: each search follows the one before.
     let positions: Vec<Position> = fixture_positions().into_iter().take(40).collect();
-    let searched = |keep: bool| {
-        let eval = Counted {
-            model: &model,
-            costly: true,
-            calls: Default::default(),
-        };
-        let mut kept: Option<Box<EvalCache>> = None;
-        let results: Vec<_> = positions
-            .iter()
-            .map(|pos| {
-                let mut tt = TranspositionTable::new(4);
-                let control = Control::new();
-                let limits = Limits {
-                    depth: Some(3),
-                    ..Limits::default()
-                };
-                let mut s = Searcher::new(&eval, &mut tt, &control, limits);
-                if let Some(cache) = kept.take() {
-                    s = s.with_eval_cache(cache);
-                }
-                let r = s.search(pos, &[], |_| {});
-                if keep {
-                    kept = s.take_eval_cache();
-                }
-                (r.best, r.score, r.nodes, r.depth)
-            })
-            .collect();
-        (results, eval.calls.into_inner())
-    };
-    let (kept, with) = searched(true);
-    let (fresh, without) = searched(false);
+    let (kept, with) = depth3_searches(&model, &positions, true, true);
+    let (fresh, without) = depth3_searches(&model, &positions, true, false);
     assert_eq!(kept, fresh);
     eprintln!("{with} evaluations with the cache kept, {without} with a cache a search");
     assert!(with < without, "{with} of {without}");
