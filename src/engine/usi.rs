@@ -245,20 +245,11 @@ pub struct UsiEngine<W: Write + Send + 'static> {
     tt: Arc<Mutex<TranspositionTable>>,
     running: Option<Running>,
     games: u64,
-    /// Evaluators loaded so far (a new `ModelFile` is a new evaluator, even
-    /// under the same name): part of the evaluation cache's key.
-    loads: u64,
-    /// The evaluation cache of a costly evaluator, kept from `go` to `go`,
-    /// with what its values depend on: the evaluator loaded, `EvalScale`,
-    /// `EvalNoise` and the game's noise seed.
-    eval_cache: KeptCache,
+    /// The evaluation cache of a costly evaluator, kept from `go` to `go`
+    /// and emptied with the table whenever the evaluation changes
+    /// ([`UsiEngine::forget_evaluations`]).
+    eval_cache: Arc<Mutex<Option<Box<EvalCache>>>>,
 }
-
-/// What a cached evaluation depends on: (evaluator load, scale, noise, seed).
-type CacheKey = (u64, i32, i32, u64);
-
-/// The evaluation cache kept between searches, with its key.
-type KeptCache = Arc<Mutex<Option<(CacheKey, Box<EvalCache>)>>>;
 
 fn clip(text: &str) -> String {
     let t: String = text
@@ -317,7 +308,6 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             history: Vec::new(),
             position: Some(pos),
             running: None,
-            loads: 0,
             eval_cache: Arc::new(Mutex::new(None)),
             games: 0,
         })
@@ -357,8 +347,9 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             }
             "usinewgame" => {
                 self.finish_search(true);
+                // A new game has a new noise seed.
                 self.games += 1;
-                self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                self.forget_evaluations();
             }
             "position" => {
                 self.finish_search(true);
@@ -493,7 +484,6 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 match load_evaluator(&choice) {
                     Ok(e) => {
                         self.evaluator = e;
-                        self.loads += 1;
                         self.choice = choice;
                         self.info_string(&format!(
                             "ModelFile: using {}",
@@ -510,18 +500,24 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             _ => Err(format!("unknown option ignored: {}", clip(&name))),
         };
         match result {
-            // The table's scores and bounds were found with the old
-            // evaluation: kept, they would cut the next search short with
-            // values the new one does not give.
             Ok(())
                 if ["EvalScale", "EvalNoise", "NoiseSeed", "ModelFile"]
                     .contains(&name.as_str()) =>
             {
-                self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
+                self.forget_evaluations();
             }
             Ok(()) => {}
             Err(e) => self.info_string(&e),
         }
+    }
+
+    /// Empties the transposition table and the evaluation cache, whose
+    /// scores and values were found with an evaluation that has just changed
+    /// (another model, scale, noise or noise seed): kept, they would give the
+    /// next search values the new evaluation does not.
+    fn forget_evaluations(&mut self) {
+        self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        *self.eval_cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     fn set_position(&mut self, words: &[&str]) {
@@ -618,12 +614,6 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             self.options.eval_noise,
             seed,
         );
-        let cache_key = (
-            self.loads,
-            self.options.eval_scale,
-            self.options.eval_noise,
-            seed,
-        );
         let job = SearchJob {
             pos: position,
             history: self.history.clone(),
@@ -632,7 +622,6 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             tt: Arc::clone(&self.tt),
             out: Arc::clone(&self.out),
             eval_cache: Arc::clone(&self.eval_cache),
-            cache_key,
         };
         let started = Instant::now();
         match std::thread::Builder::new()
@@ -658,8 +647,7 @@ struct SearchJob<W: Write + Send + 'static> {
     control: Arc<Control>,
     tt: Arc<Mutex<TranspositionTable>>,
     out: Arc<Mutex<W>>,
-    eval_cache: KeptCache,
-    cache_key: CacheKey,
+    eval_cache: Arc<Mutex<Option<Box<EvalCache>>>>,
 }
 
 impl<W: Write + Send + 'static> SearchJob<W> {
@@ -669,23 +657,17 @@ impl<W: Write + Send + 'static> SearchJob<W> {
         } else {
             let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
             let mut searcher = Searcher::new(evaluator, &mut tt, &self.control, self.limits);
-            // The previous search's cache when it was filled under the same
-            // key (a cached value is then the value), a fresh one otherwise.
+            // The previous search's cache (emptied whenever the evaluation
+            // changes, so a cached value is the value), or a fresh one.
             let mut kept = self.eval_cache.lock().unwrap_or_else(|e| e.into_inner());
             if evaluator.costly() {
-                let cache = match kept.take() {
-                    Some((key, cache)) if key == self.cache_key => cache,
-                    _ => Box::new(EvalCache::new()),
-                };
-                searcher = searcher.with_eval_cache(cache);
+                searcher = searcher.with_eval_cache(kept.take().unwrap_or_default());
             }
             let out = &self.out;
             let result = searcher.search(&self.pos, &self.history, |info| {
                 write_line(out, &info_line(info));
             });
-            *kept = searcher
-                .take_eval_cache()
-                .map(|cache| (self.cache_key, cache));
+            *kept = searcher.take_eval_cache();
             drop(kept);
             match result.best {
                 None => "bestmove resign".to_string(),
