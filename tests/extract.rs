@@ -207,3 +207,45 @@ fn command_line_extracts_usi_lines_and_resumes() {
     assert!(err.contains("3 games (3 resumed, 0 failed)"), "{err}");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn extraction_leaves_out_the_games_through_a_test_opening_unless_told() {
+    // The matches' openings given as records: all 575 lines end in a test
+    // opening; the 30 floodgate games do not pass through one.
+    let out = scratch("test-openings");
+    let out = out.to_str().unwrap();
+    let openings = common::fixture("openings/match.sfen");
+    let (openings, games) = (openings.to_str().unwrap(), floodgate());
+    let games = games.to_str().unwrap();
+    let svm_files = || fs::read_dir(Path::new(out).join("rows")).unwrap().count();
+    let (code, err) = kifulearn(&["extract", openings, games, "--out", out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("left out of training: 575 game(s) through a test opening's position"),
+        "{err}"
+    );
+    assert!(err.contains("\n30 games (0 resumed"), "{err}");
+    assert_eq!(svm_files(), 30);
+    let (code, err) = kifulearn(&[
+        "extract",
+        openings,
+        games,
+        "--out",
+        out,
+        "--keep-test-openings",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("left out"), "{err}");
+    assert!(err.contains("605 games (30 resumed"), "{err}");
+    assert_eq!(svm_files(), 605);
+    // Run again without the flag: the rows of the games now left out go.
+    let (code, err) = kifulearn(&["extract", openings, games, "--out", out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("removed 1150 file(s) of games not in this run"),
+        "{err}"
+    );
+    assert!(err.contains("30 games (30 resumed"), "{err}");
+    assert_eq!(svm_files(), 30);
+    let _ = fs::remove_dir_all(out);
+}

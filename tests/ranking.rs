@@ -194,3 +194,51 @@ fn mirror_tied_ranking_and_monotone_hand_constrain_the_written_model() {
     assert!(hand_is_monotone(&features, &fitted.w));
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fit_leaves_out_the_games_through_a_test_opening_unless_told() {
+    // The matches' own openings given as records: the 575 lines end in test
+    // openings, the 30 floodgate games do not pass through one.
+    let dir = scratch("test-openings");
+    let out = dir.join("m.txt");
+    let out = out.to_str().unwrap();
+    let (openings, games) = ("fixtures/openings/match.sfen", "fixtures/floodgate-30.sfen");
+    let left_out = "left out of training: 575 game(s) through a test opening's position \
+                    (fixtures/openings/match.sfen, the matches' openings), first fixtures/openings/match.sfen#0";
+    let common = ["--features", "material", "--epochs", "1", "--out", out];
+    let fit = |method: &str, records: &[&str], extra: &[&str]| {
+        let args: Vec<&str> = ["fit", "--method", method]
+            .iter()
+            .chain(records)
+            .chain(&common)
+            .chain(extra)
+            .copied()
+            .collect();
+        kifulearn(&args)
+    };
+    let (code, _, err) = fit("ranking", &[openings, games], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(left_out), "{err}");
+    assert!(err.contains("ranking: 30 training games"), "{err}");
+    let (code, _, err) = fit("ranking", &[openings, games], &["--keep-test-openings"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("left out of training"), "{err}");
+    assert!(err.contains("ranking: 605 training games"), "{err}");
+    let (code, _, err) = fit("positions", &[openings, games], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(left_out), "{err}");
+    assert!(err.contains("from 30 games"), "{err}");
+    let (code, _, err) = fit("positions", &[openings], &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("none is left to train on (--keep-test-openings trains on them)"),
+        "{err}"
+    );
+    let (code, _, err) = kifulearn(&["fit", games, "--keep-test-openings", "--out", out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--keep-test-openings does not apply to --method svr"),
+        "{err}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}

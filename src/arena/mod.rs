@@ -39,7 +39,9 @@ pub mod openings;
 pub mod referee;
 pub mod stats;
 
-pub use openings::{default_openings, read_openings, select_openings, Opening, TestOpenings};
+pub use openings::{
+    default_openings, left_out_line, read_openings, select_openings, Opening, TestOpenings,
+};
 pub use referee::{referee, GameEnd, Player, Refereed, SearchPlayer};
 pub use stats::{elo_from_score, sprt_bounds, sprt_llr, Tally};
 

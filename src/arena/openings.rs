@@ -110,6 +110,39 @@ impl TestOpenings {
     pub fn passed_by(&self, game: &crate::record::Game) -> bool {
         game.positions().any(|(pos, _)| self.ends_in(&pos))
     }
+
+    /// `items` without those whose game [`TestOpenings::passed_by`] names
+    /// (`game` gives an item's game, if it has one), and the sources
+    /// (`source`, `path#index`) of the items left out, in order.
+    pub fn leave_out<T>(
+        &self,
+        mut items: Vec<T>,
+        game: impl Fn(&T) -> Option<&crate::record::Game>,
+        source: impl Fn(&T) -> String,
+    ) -> (Vec<T>, Vec<String>) {
+        let mut left_out = Vec::new();
+        items.retain(|item| {
+            let through = game(item).is_some_and(|g| self.passed_by(g));
+            if through {
+                left_out.push(source(item));
+            }
+            !through
+        });
+        (items, left_out)
+    }
+}
+
+/// What a learner says of the games it left out of training because they pass
+/// through a test opening (`sources` as [`TestOpenings::leave_out`] gives
+/// them); `None` when there are none.
+pub fn left_out_line(sources: &[String]) -> Option<String> {
+    sources.first().map(|first| {
+        format!(
+            "left out of training: {} game(s) through a test opening's position \
+             (fixtures/openings/match.sfen, the matches' openings), first {first}",
+            sources.len()
+        )
+    })
 }
 
 /// The board, hands and side to move of a position as SFEN (no move number).

@@ -63,6 +63,13 @@ pub struct Args {
     /// Games extracted in parallel [default: all cores].
     #[arg(long)]
     jobs: Option<usize>,
+    /// Extract the games that pass through a test opening's position too. By
+    /// default they are left out and named, as recipes and the learners do:
+    /// `kifulearn match` plays from those openings
+    /// (`fixtures/openings/match.sfen`), and a model must not be judged on
+    /// games it learned from.
+    #[arg(long)]
+    keep_test_openings: bool,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -100,7 +107,18 @@ pub fn run(args: Args) -> CliResult {
     if files.is_empty() {
         return Err("no record files found (.csa, .kif, .kifu, .usi, .sfen, .kis)".into());
     }
-    let jobs = pool.install(|| extract::read_jobs(&files));
+    let mut jobs = pool.install(|| extract::read_jobs(&files));
+    if !args.keep_test_openings {
+        let (kept, left_out) = kifulearn::arena::TestOpenings::bundled().leave_out(
+            jobs,
+            |j| j.game.as_ref().ok(),
+            |j| j.source.clone(),
+        );
+        jobs = kept;
+        if let Some(line) = kifulearn::arena::left_out_line(&left_out) {
+            summary!("{line}");
+        }
+    }
     let in_shard = jobs
         .iter()
         .filter(|j| extract::names::in_shard(args.shard, j))

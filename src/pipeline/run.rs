@@ -215,12 +215,8 @@ pub fn run_recipe(
     for e in &games.errors {
         observer.line(&format!("skipped: {e}"));
     }
-    if let Some(first) = games.test_openings.first() {
-        observer.line(&format!(
-            "left out of training: {} game(s) through a test opening's position \
-             (fixtures/openings/match.sfen, the matches' openings), first {first}",
-            games.test_openings.len()
-        ));
+    if let Some(line) = crate::arena::left_out_line(&games.test_openings) {
+        observer.line(&line);
     }
     observer.line(&format!(
         "{} training games, {} held out (fraction {}, seed {})",

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Args as ClapArgs, ValueEnum};
+use kifulearn::arena::{left_out_line, TestOpenings};
 use kifulearn::features::{BaseSet, Features};
 use kifulearn::model::Model;
+use kifulearn::record::Game;
 use kifulearn::train::isotonic::monotone_hand;
 
 use super::verbosity::summary;
@@ -85,6 +87,35 @@ pub struct LearnerArgs {
     /// Seed of the game order [default: ranking 1, streaming sorted order].
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Ranking and positions: train on the games that pass through a test
+    /// opening's position too. By default they are left out and named, as
+    /// recipes do: `kifulearn match` plays from those openings
+    /// (`fixtures/openings/match.sfen`), and a model must not be judged on
+    /// games it learned from.
+    #[arg(long)]
+    pub keep_test_openings: bool,
+}
+
+/// The training games of `records` ([`kifulearn::record::read_games`]), less
+/// those through a test opening's position unless `shared` keeps them; the
+/// games left out are counted and the first named on stderr.
+pub fn training_games(records: &[PathBuf], shared: &LearnerArgs) -> Result<Vec<Game>, String> {
+    let games = kifulearn::record::read_games(records)?;
+    if shared.keep_test_openings {
+        return Ok(games);
+    }
+    let (kept, left_out) =
+        TestOpenings::bundled().leave_out(games, |g| Some(g), |g| g.source.to_string());
+    if let Some(line) = left_out_line(&left_out) {
+        summary!("{line}");
+    }
+    if kept.is_empty() {
+        return Err(format!(
+            "every game of {records:?} passes through a test opening's position: \
+             none is left to train on (--keep-test-openings trains on them)"
+        ));
+    }
+    Ok(kept)
 }
 
 /// Where and how a learner writes its model.
@@ -193,6 +224,7 @@ fn applies_to(id: &str, group: Option<&str>) -> &'static [Method] {
     match (id, group) {
         ("solver" | "c" | "p" | "tolerance" | "bias" | "max_iter", _) => &[Svr],
         ("jobs", _) => &[Svr, Ranking],
+        ("keep_test_openings", _) => &[Ranking, Positions],
         ("prior", _) => &[Svr, Positions],
         // The positions learner's batch is --batch (positions, not games).
         ("batch_games", _) => &[Ranking, Streaming],

@@ -16,7 +16,7 @@ use kifulearn::train::positions::{
 };
 use kifulearn::train::progress::{Epoch, Event};
 
-use super::{LearnerArgs, ModelOut};
+use super::{training_games, LearnerArgs, ModelOut};
 use crate::cli::verbosity;
 use crate::cli::CliResult;
 
@@ -101,7 +101,7 @@ pub fn run(
     if bad > 0 {
         eprintln!("skipped {bad} position record(s) that do not decode");
     }
-    let (games, held_games) = setup.games(&records, args)?;
+    let (games, held_games) = setup.games(&records, args, shared)?;
     let Setup {
         features,
         params,
@@ -247,15 +247,19 @@ impl Setup {
         &self,
         records: &[PathBuf],
         args: &PositionsArgs,
+        shared: &LearnerArgs,
     ) -> Result<(Vec<Game>, Vec<Game>), String> {
-        let read = |paths: &[PathBuf]| {
-            if paths.is_empty() {
-                Ok(Vec::new())
-            } else {
-                self.pool.install(|| read_games(paths))
-            }
+        let train = if records.is_empty() {
+            Vec::new()
+        } else {
+            self.pool.install(|| training_games(records, shared))?
         };
-        Ok((read(records)?, read(&args.held_out_records)?))
+        let held = if args.held_out_records.is_empty() {
+            Vec::new()
+        } else {
+            self.pool.install(|| read_games(&args.held_out_records))?
+        };
+        Ok((train, held))
     }
 }
 

@@ -12,7 +12,7 @@ use kifulearn::record::read_games;
 use kifulearn::train::progress::{Epoch, Event, Observer};
 use kifulearn::train::ranking::{EpochReport, Leaf, Optimizer, RankingParams, RankingValidParams};
 
-use super::{LearnerArgs, ModelOut};
+use super::{training_games, LearnerArgs, ModelOut};
 use crate::cli::verbosity;
 use crate::cli::CliResult;
 
@@ -124,7 +124,7 @@ pub fn run(
     }
     let params = linfa::ParamGuard::check(unchecked)?;
     let pool = crate::cli::thread_pool(args.jobs)?;
-    let games = pool.install(|| read_games(records))?;
+    let games = pool.install(|| training_games(records, shared))?;
     let held_out = if args.held_out.is_empty() {
         Vec::new()
     } else {

@@ -43,7 +43,7 @@ pub fn run(
     let setup = super::Setup::new(out, prior, args, shared)?;
     let (position_files, records) = split_position_paths(records)?;
     let files = PositionFiles::new(&position_files)?;
-    let (games, held_games) = setup.games(&records, args)?;
+    let (games, held_games) = setup.games(&records, args, shared)?;
     let super::Setup {
         features,
         params,
