@@ -10,7 +10,13 @@
 //!    `relation,material,kp` model (the sets of the strength work), on the
 //!    positions of those games, one thread;
 //! 3. engine nodes/s at depth 3 (alpha-beta + quiescence, one thread) with
-//!    material and with the `relation,material,kp` model, and their ratio.
+//!    material and with the `relation,material,kp` model, and their ratio;
+//! 4. how much of a position's `relation` sum a move changes: for every legal
+//!    move of those positions, the (pair, attack code) terms of the child
+//!    that are not the parent's, plus the parent's that are gone, in each of
+//!    the two views a model is read from. An incremental evaluation must
+//!    look up at least that many weights per move and per view, so this is
+//!    the bound on what it can save (`docs/speed.md`).
 //!
 //! The model is [`Linear::hashed`]: material values plus pseudo-random
 //! positional weights, as heavy to evaluate as a learned model of the same
@@ -25,7 +31,7 @@ use rayon::prelude::*;
 
 use kifulearn::eval::{load_linear, Evaluator, Linear, Material};
 use kifulearn::extract::{extract_game, ExtractOptions};
-use kifulearn::features::Features;
+use kifulearn::features::{Features, Relation, RowBuilder};
 use kifulearn::label::{LabelOptions, Labeller};
 use kifulearn::record::{read_file, Game};
 use kifulearn::search::{Control, Limits, Searcher, TranspositionTable};
@@ -131,6 +137,52 @@ fn nodes_rate<E: Evaluator>(positions: &[Position], eval: &E) -> (f64, u64) {
     (nodes as f64 / start.elapsed().as_secs_f64(), nodes)
 }
 
+/// Terms of `a` not in `b` plus terms of `b` not in `a`, for two libsvm rows
+/// (sorted indices; a term is an index with its value).
+fn changed_terms(a: &[(u32, f32)], b: &[(u32, f32)]) -> usize {
+    let (mut i, mut j, mut changed) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => (changed, i) = (changed + 1, i + 1),
+            std::cmp::Ordering::Greater => (changed, j) = (changed + 1, j + 1),
+            std::cmp::Ordering::Equal => {
+                changed += 2 * usize::from(a[i].1 != b[j].1);
+                (i, j) = (i + 1, j + 1);
+            }
+        }
+    }
+    changed + (a.len() - i) + (b.len() - j)
+}
+
+/// Mean `relation` terms of a child and mean terms changed by the move, over
+/// every legal move of `positions`, in each view (the mover's, the other's).
+fn relation_churn(positions: &[Position]) -> (f64, [f64; 2], usize) {
+    let (mut parent_row, mut child_row) = (RowBuilder::new(), RowBuilder::new());
+    let (mut terms, mut changed, mut moves) = (0usize, [0usize; 2], 0usize);
+    for p in positions {
+        let mover = p.side_to_move();
+        for mv in p.legal_moves() {
+            let mut child = p.clone();
+            child.play_unchecked(mv);
+            for (k, view) in [mover, !mover].into_iter().enumerate() {
+                let before = parent_row.build(&Relation, p, view);
+                let after = child_row.build(&Relation, &child, view);
+                changed[k] += changed_terms(before, after);
+                if k == 0 {
+                    terms += after.len();
+                }
+            }
+            moves += 1;
+        }
+    }
+    let n = moves.max(1) as f64;
+    (
+        terms as f64 / n,
+        [changed[0] as f64 / n, changed[1] as f64 / n],
+        moves,
+    )
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -189,4 +241,13 @@ fn main() {
         search_positions.len()
     );
     println!("  model/material nodes/s: {:.2}", model_nps / material_nps);
+
+    let (terms, changed, moves) = relation_churn(&positions);
+    println!(
+        "relation terms per position {terms:.1}; changed by a move: {:.1} in the mover's view ({:.0}%), {:.1} in the other's ({:.0}%) ({moves} moves)",
+        changed[0],
+        100.0 * changed[0] / terms,
+        changed[1],
+        100.0 * changed[1] / terms,
+    );
 }
