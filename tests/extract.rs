@@ -247,5 +247,13 @@ fn extraction_leaves_out_the_games_through_a_test_opening_unless_told() {
     );
     assert!(err.contains("30 games (30 resumed"), "{err}");
     assert_eq!(svm_files(), 30);
+    let empty = scratch("test-openings-only");
+    let (code, err) = kifulearn(&["extract", openings, "--out", empty.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("none is left to extract (--keep-test-openings extracts them)"),
+        "{err}"
+    );
+    assert!(!empty.exists());
     let _ = fs::remove_dir_all(out);
 }

@@ -117,6 +117,14 @@ pub fn run(args: Args) -> CliResult {
         jobs = kept;
         if let Some(line) = kifulearn::arena::left_out_line(&left_out) {
             summary!("{line}");
+            if jobs.is_empty() {
+                return Err(format!(
+                    "every game of {:?} passes through a test opening's position: \
+                     none is left to extract (--keep-test-openings extracts them)",
+                    args.paths
+                )
+                .into());
+            }
         }
     }
     let in_shard = jobs
