@@ -19,6 +19,8 @@ use kifulearn::libsvm::dataset::DatasetInfo;
 use kifulearn::libsvm::read_paths_with_groups;
 
 /// Writes bundled floodgate lines `from..from + n` (`common::floodgate_lines`) to `dir/NAME`, one game a line.
+/// Lines from 30 on are the matches' test openings, which `extract` leaves out
+/// unless told `--keep-test-openings`: every extraction here passes it.
 fn games_file(dir: &Path, name: &str, from: usize, n: usize) -> PathBuf {
     let lines = common::floodgate_lines(from + n);
     let path = dir.join(name);
@@ -81,6 +83,7 @@ fn small_dataset(name: &str, qid: bool) -> PathBuf {
     let mut args = vec![
         "extract",
         s(&input),
+        "--keep-test-openings",
         "--out",
         s(&out),
         "--skip-opening",
@@ -196,6 +199,7 @@ fn rerun_with_other_options_redoes_every_game_and_says_why() {
         kifulearn(&[
             "extract",
             s(&input),
+            "--keep-test-openings",
             "--out",
             s(out),
             "--max-plies",
@@ -235,7 +239,15 @@ fn three_files_whose_names_clean_to_one_give_three_games() {
     }
     let out = dir.join("out");
     for _ in 0..2 {
-        let (code, err) = kifulearn(&["extract", s(&input), "--out", s(&out), "--max-plies", "4"]);
+        let (code, err) = kifulearn(&[
+            "extract",
+            s(&input),
+            "--keep-test-openings",
+            "--out",
+            s(&out),
+            "--max-plies",
+            "4",
+        ]);
         assert_eq!(code, 0, "{err}");
     }
     let rows = names(&out.join("rows"));
@@ -259,7 +271,15 @@ fn a_second_run_on_a_folder_being_written_is_refused() {
     let input = games_file(&dir, "games.sfen", 100, 40);
     let out = dir.join("out");
     let mut first = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .args(["extract", s(&input), "--out", s(&out), "--jobs", "1"])
+        .args([
+            "extract",
+            s(&input),
+            "--keep-test-openings",
+            "--out",
+            s(&out),
+            "--jobs",
+            "1",
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -271,7 +291,15 @@ fn a_second_run_on_a_folder_being_written_is_refused() {
         assert!(Instant::now() < deadline, "the first run wrote nothing");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let (code, err) = kifulearn(&["extract", s(&input), "--out", s(&out), "--margin", "150"]);
+    let (code, err) = kifulearn(&[
+        "extract",
+        s(&input),
+        "--keep-test-openings",
+        "--out",
+        s(&out),
+        "--margin",
+        "150",
+    ]);
     let still_running = first.try_wait().unwrap().is_none();
     let _ = first.kill();
     let _ = first.wait();
@@ -332,7 +360,13 @@ fn three_shards_merged_on_the_command_line_equal_one_run() {
     let input = games_file(&dir, "games.sfen", 300, 9);
     let common_args = ["--max-plies", "6", "--qid"];
     let run = |out: &Path, extra: &[&str]| {
-        let mut args = vec!["extract", s(&input), "--out", s(out)];
+        let mut args = vec![
+            "extract",
+            s(&input),
+            "--keep-test-openings",
+            "--out",
+            s(out),
+        ];
         args.extend(common_args);
         args.extend(extra);
         kifulearn(&args)
@@ -363,6 +397,7 @@ fn three_shards_merged_on_the_command_line_equal_one_run() {
         kifulearn(&[
             "extract",
             s(&input),
+            "--keep-test-openings",
             "--out",
             s(&other),
             "--max-plies",
@@ -402,10 +437,18 @@ fn runs_killed_anywhere_end_as_a_clean_run() {
         &["--max-plies", "10", "--features", "relation,material"],
     ];
     let extract_args = |out: &Path, set: usize| {
-        let mut a: Vec<String> = ["extract", s(&input), "--out", s(out), "--jobs", "2"]
-            .iter()
-            .map(|x| x.to_string())
-            .collect();
+        let mut a: Vec<String> = [
+            "extract",
+            s(&input),
+            "--keep-test-openings",
+            "--out",
+            s(out),
+            "--jobs",
+            "2",
+        ]
+        .iter()
+        .map(|x| x.to_string())
+        .collect();
         a.extend(option_sets[set].iter().map(|x| x.to_string()));
         a
     };
