@@ -359,12 +359,27 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             path: Vec::new(),
             killers: vec![[None; 2]; MAX_PLY + 1],
             pv: vec![Vec::new(); MAX_PLY + 1],
-            move_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(128)).collect(),
+            // Empty until a ply is reached ([`Searcher::move_buffer`]): the
+            // learners and `evaluate --depth` make a searcher per position or
+            // sibling and reach a few plies, and 129 buffers allocated up front
+            // cost them more than the search.
+            move_buffers: vec![Vec::new(); MAX_PLY + 1],
             captures: Vec::new(),
             quiet: Vec::new(),
             eval_cache: None,
             uncached: 0,
         }
+    }
+
+    /// The move buffer of `ply`, taken (give it back when done), with room
+    /// for a position's moves from its first use on.
+    #[inline]
+    pub(super) fn move_buffer(&mut self, ply: usize) -> Vec<(Move, i32)> {
+        let mut moves = std::mem::take(&mut self.move_buffers[ply]);
+        if moves.capacity() == 0 {
+            moves.reserve(128);
+        }
+        moves
     }
 
     /// Nodes searched so far (each node expanded or evaluated counts once).

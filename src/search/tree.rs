@@ -51,7 +51,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 }
             }
         }
-        let mut moves = std::mem::take(&mut self.move_buffers[ply]);
+        let mut moves = self.move_buffer(ply);
         let captures = self.generate_all(pos, hash_move, ply, &mut moves);
         if moves.is_empty() {
             self.move_buffers[ply] = moves;
@@ -193,7 +193,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             };
         }
         let evasions = self.mode.evasion_plies;
-        let mut moves = std::mem::take(&mut self.move_buffers[ply]);
+        let mut moves = self.move_buffer(ply);
         moves.clear();
         let mut best;
         if in_check && qply >= evasions && !pos.has_legal_move() {
