@@ -4,7 +4,7 @@
 //! [`Evaluator`] as a generic parameter. The [`Material`] evaluator is the
 //! first labeller and the baseline every learned model must beat.
 
-use crate::shogi::{piece_value, Color, Piece, Position, HAND_PIECES};
+use crate::shogi::{Color, Position};
 
 mod choice;
 pub mod linear;
@@ -48,44 +48,11 @@ pub trait Evaluator: Sync {
 pub struct Material;
 
 impl Material {
-    /// Material of `color` minus material of its opponent.
-    pub fn balance(pos: &Position, color: Color) -> i32 {
-        // The board counts are 128-bit population counts: with the `popcnt`
-        // instruction (not in the x86-64 baseline the crate is built for) they
-        // are a few times cheaper, so use it where the CPU has it.
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU supports `popcnt`, checked just above.
-            return unsafe { Self::balance_popcnt(pos, color) };
-        }
-        Self::balance_counted(pos, color)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt")]
-    unsafe fn balance_popcnt(pos: &Position, color: Color) -> i32 {
-        Self::balance_counted(pos, color)
-    }
-
+    /// Material of `color` minus material of its opponent (kept by the
+    /// position as moves are played: [`Position::material`]).
     #[inline(always)]
-    fn balance_counted(pos: &Position, color: Color) -> i32 {
-        let board = pos.board();
-        let mut v = 0;
-        for piece in Piece::ALL {
-            if piece == Piece::King {
-                continue;
-            }
-            let bb = board.pieces(piece);
-            let own = (bb & board.colors(color)).len() as i32;
-            let theirs = (bb & board.colors(!color)).len() as i32;
-            v += piece_value(piece) * (own - theirs);
-        }
-        for piece in HAND_PIECES {
-            let own = pos.hand_count(color, piece) as i32;
-            let theirs = pos.hand_count(!color, piece) as i32;
-            v += piece_value(piece) * (own - theirs);
-        }
-        v
+    pub fn balance(pos: &Position, color: Color) -> i32 {
+        pos.material(color)
     }
 }
 

@@ -4,7 +4,7 @@ use std::fmt;
 
 use haitaka::{Board, Color, Move, Piece, PieceMoves, Square};
 
-use super::piece_effect;
+use super::{piece_effect, piece_value};
 
 /// Pieces that can be held in hand, in SFEN's hand order (R B G S N L P).
 pub const HAND_PIECES: [Piece; 7] = [
@@ -47,11 +47,20 @@ pub enum PositionError {
 /// A shogi position: board, hands, side to move and move number.
 ///
 /// Wraps `haitaka::Board`; the wrapper adds the pawn-drop-mate check to move
-/// legality (and the hand check on drops) and the conversions the rest of kifulearn needs. Cloning is cheap
-/// (a few hundred bytes, no heap).
+/// legality (and the hand check on drops), the material balance kept up to
+/// date move by move, and the conversions the rest of kifulearn needs.
+/// Cloning is cheap (a few hundred bytes, no heap).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     board: Board,
+    /// Black's material minus White's at [`piece_value`] (board pieces at
+    /// their own value, held pieces at their unpromoted value, kings not
+    /// counted): counted once when the position is made, then moved by each
+    /// move's capture and promotion, so that reading it costs nothing (a
+    /// full count is 26 128-bit population counts, which was an eighth of
+    /// labelling with the material evaluator). A function of the board, so
+    /// equality and hashing are unchanged by it.
+    material: i32,
 }
 
 impl Default for Position {
@@ -63,9 +72,7 @@ impl Default for Position {
 impl Position {
     /// The standard start position (`lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1`).
     pub fn startpos() -> Self {
-        Self {
-            board: Board::startpos(),
-        }
+        Self::with_board(Board::startpos())
     }
 
     /// Parses an SFEN string (`board side hands move-number`; the move number may be omitted).
@@ -107,7 +114,66 @@ impl Position {
                 reason: "both kings must be on the board".into(),
             });
         }
-        Ok(Self { board })
+        Ok(Self::with_board(board))
+    }
+
+    fn with_board(board: Board) -> Self {
+        let material = count_material(&board, Color::Black);
+        Self { board, material }
+    }
+
+    /// Material of `color` minus material of its opponent, at [`piece_value`]
+    /// (the [`crate::eval::Material`] evaluator's balance).
+    #[inline(always)]
+    pub fn material(&self, color: Color) -> i32 {
+        match color {
+            Color::Black => self.material,
+            Color::White => -self.material,
+        }
+    }
+
+    /// What `mv` (legal here) adds to the mover's material: the captured
+    /// piece's value on the board plus its unpromoted value in hand, and a
+    /// promotion's gain.
+    #[inline(always)]
+    fn material_gain(&self, mv: Move) -> i32 {
+        let Move::BoardMove {
+            from,
+            to,
+            promotion,
+        } = mv
+        else {
+            return 0;
+        };
+        let board = &self.board;
+        let mut gain = 0;
+        if board.colors(!board.side_to_move()).has(to) {
+            if let Some(victim) = board.piece_on(to) {
+                gain += piece_value(victim) + piece_value(victim.unpromote());
+            }
+        }
+        if promotion {
+            if let Some(piece) = board.piece_on(from) {
+                gain += piece_value(piece.promote()) - piece_value(piece);
+            }
+        }
+        gain
+    }
+
+    /// Plays `mv` on the board and moves the material balance with it.
+    #[inline(always)]
+    fn play_on_board(&mut self, mv: Move) {
+        let gain = self.material_gain(mv);
+        self.material += match self.board.side_to_move() {
+            Color::Black => gain,
+            Color::White => -gain,
+        };
+        self.board.play_unchecked(mv);
+        debug_assert_eq!(
+            self.material,
+            count_material(&self.board, Color::Black),
+            "material after {mv}"
+        );
     }
 
     /// The position as SFEN, with the move number.
@@ -231,14 +297,14 @@ impl Position {
                 sfen: self.to_sfen(),
             });
         }
-        self.board.play_unchecked(mv);
+        self.play_on_board(mv);
         Ok(())
     }
 
     /// Plays a move known to be legal (one from [`Position::for_each_legal_move`]).
     #[inline(always)]
     pub fn play_unchecked(&mut self, mv: Move) {
-        self.board.play_unchecked(mv);
+        self.play_on_board(mv);
     }
 
     /// Parses a USI move and checks that it is legal here.
@@ -257,7 +323,7 @@ impl Position {
     /// Parses a USI move, checks it and plays it.
     pub fn play_usi(&mut self, text: &str) -> Result<Move, PositionError> {
         let mv = self.parse_move(text)?;
-        self.board.play_unchecked(mv);
+        self.play_on_board(mv);
         Ok(mv)
     }
 
@@ -307,8 +373,38 @@ impl Position {
         let own = board.colors(us);
         let theirs = board.colors(!us);
         let occupied = board.occupied();
-        let mut attackers = haitaka::BitBoard::EMPTY;
-        for piece in Piece::ALL {
+        // Step pieces, all of a kind at once: a piece on `s` whose step `v`
+        // reaches an enemy piece stands on the enemy set moved back by `v`.
+        // `v` is (files west, ranks south) from Black's side; White's steps
+        // point the other way along the file.
+        let forward = if us == Color::Black { 1 } else { -1 };
+        let back = |west: i32, south: i32| {
+            theirs
+                .shift_along_file(-south * forward)
+                .shift_along_rank(-west)
+        };
+        let (n, ne, nw) = (back(0, -1), back(-1, -1), back(1, -1));
+        let (e, w, s, se, sw) = (back(-1, 0), back(1, 0), back(0, 1), back(-1, 1), back(1, 1));
+        let gold = n | ne | nw | e | w | s;
+        let golds = board.pieces(Piece::Gold)
+            | board.pieces(Piece::Tokin)
+            | board.pieces(Piece::PLance)
+            | board.pieces(Piece::PKnight)
+            | board.pieces(Piece::PSilver);
+        let mut attackers = own
+            & ((board.pieces(Piece::Pawn) & n)
+                | (board.pieces(Piece::Knight) & (back(-1, -2) | back(1, -2)))
+                | (board.pieces(Piece::Silver) & (n | ne | nw | se | sw))
+                | (golds & gold)
+                | (board.pieces(Piece::King) & (gold | se | sw)));
+        // Sliders one by one.
+        for piece in [
+            Piece::Lance,
+            Piece::Bishop,
+            Piece::Rook,
+            Piece::PBishop,
+            Piece::PRook,
+        ] {
             for square in board.pieces(piece) & own {
                 if !(piece_effect(us, piece, square, occupied) & theirs).is_empty() {
                     attackers |= square.bitboard();
@@ -507,6 +603,27 @@ pub struct CheckZone {
     near: haitaka::BitBoard,
 }
 
+/// Material of `color` minus its opponent's on `board`, counted piece by piece
+/// ([`Position::material`] keeps it up to date after that).
+fn count_material(board: &Board, color: Color) -> i32 {
+    let mut v = 0;
+    for piece in Piece::ALL {
+        if piece == Piece::King {
+            continue;
+        }
+        let bb = board.pieces(piece);
+        let own = (bb & board.colors(color)).len() as i32;
+        let theirs = (bb & board.colors(!color)).len() as i32;
+        v += piece_value(piece) * (own - theirs);
+    }
+    for piece in HAND_PIECES {
+        let own = board.num_in_hand(color, piece) as i32;
+        let theirs = board.num_in_hand(!color, piece) as i32;
+        v += piece_value(piece) * (own - theirs);
+    }
+    v
+}
+
 /// Parses USI move text (`7g7f`, `8h2b+`, `G*5b`) without looking at a position.
 pub fn parse_usi_move(text: &str) -> Result<Move, PositionError> {
     let bad = || PositionError::MoveSyntax {
@@ -700,6 +817,45 @@ mod tests {
             total += all.len();
         }
         assert!(total > 1000, "{total} captures");
+    }
+
+    #[test]
+    fn material_kept_move_by_move_agrees_with_counting_the_pieces() {
+        // Every legal move of the positions of 300 floodgate lines: captures
+        // of promoted pieces (the hand gets the unpromoted piece), promotions,
+        // drops.
+        let positions = crate::features::tests::floodgate_positions(300);
+        let (mut moves, mut captures, mut promoted_captured, mut promotions) = (0, 0, 0, 0);
+        for pos in &positions {
+            assert_eq!(
+                pos.material(Color::Black),
+                count_material(pos.board(), Color::Black)
+            );
+            pos.for_each_legal_move(|mv| {
+                let mut child = pos.clone();
+                child.play_unchecked(mv);
+                for color in [Color::Black, Color::White] {
+                    assert_eq!(
+                        child.material(color),
+                        count_material(child.board(), color),
+                        "{mv} in {}",
+                        pos.to_sfen()
+                    );
+                }
+                let mut played = pos.clone();
+                played.play(mv).unwrap();
+                assert_eq!(played.material(Color::Black), child.material(Color::Black));
+                moves += 1;
+                captures += usize::from(pos.captured_by(mv).is_some());
+                promoted_captured +=
+                    usize::from(pos.captured_by(mv).is_some_and(|p| p.is_promoted()));
+                promotions += usize::from(mv.is_promotion());
+            });
+        }
+        assert!(
+            moves > 200_000 && captures > 5_000 && promoted_captured > 100 && promotions > 3_000,
+            "{moves} moves, {captures} captures ({promoted_captured} of promoted pieces), {promotions} promotions"
+        );
     }
 
     #[test]
