@@ -6,7 +6,7 @@
 #
 # Runs with each binary, from the repository root: the quick start
 # (`pipeline run pipelines/quickstart.toml`: model, binary model, weights,
-# agreement, rounds.csv, the 100 match games); `extract` of the bundled
+# agreement, rounds.csv, the match games); `extract` of the bundled
 # tournament games with the material labeller, rows at the sibling and at the
 # leaf, features relation,material,kp (rows, row reports, manifest,
 # dataset.toml); and a fit of each (SVR primal and dual, the streaming
