@@ -57,7 +57,11 @@ fn rows(rows_at: &str) -> Vec<(Vec<(usize, f64)>, f64)> {
         let csv = std::fs::read_to_string(csv_path).unwrap();
         for (row, report) in svm.lines().zip(csv.lines().skip(1)) {
             let f: Vec<&str> = report.split(',').collect();
-            let (value, label): (f64, f64) = (f[3].parse().unwrap(), f[4].parse().unwrap());
+            // A sibling capped at the game's move has no value: its label is the cap.
+            let Ok(value) = f[3].parse::<f64>() else {
+                continue;
+            };
+            let label: f64 = f[4].parse().unwrap();
             if (label * SCALE - value).abs() > 0.5 || value.abs() >= 9_000.0 {
                 continue; // clamped by the label rule, or a mate
             }

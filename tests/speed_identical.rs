@@ -5,7 +5,10 @@
 //!
 //! Covered: `extract` rows and row descriptions (`NAME.svm`, `NAME.rows.csv`)
 //! with the material labeller and with a model labeller over
-//! `relation,material,kp`, rows at the sibling and at the leaf; engine
+//! `relation,material,kp`, rows at the sibling and at the leaf, every value
+//! searched exactly (as all were then; `--exact-values` now), and the rows
+//! again with the siblings capped at the game's move (the default since,
+//! whose reports leave a capped value empty); engine
 //! searches (best move, score, node count: the same tree) with material and
 //! with the model; a fixed-depth match model vs material (every move and
 //! result of every game).
@@ -42,7 +45,12 @@ fn games() -> Vec<Game> {
 }
 
 /// The digest of the rows and row descriptions of every game, labelled by `eval`.
-fn extract_digest<E: Evaluator>(eval: &E, rows_at: RowsAt, tag: &str) -> String {
+fn extract_digest<E: Evaluator>(
+    eval: &E,
+    rows_at: RowsAt,
+    exact_values: bool,
+    tag: &str,
+) -> String {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("speed-identical-{tag}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("rows")).unwrap();
@@ -52,6 +60,7 @@ fn extract_digest<E: Evaluator>(eval: &E, rows_at: RowsAt, tag: &str) -> String 
         skip_opening: 30,
         max_plies: Some(46),
         rows_at,
+        exact_values,
         ..ExtractOptions::default()
     };
     let mut labeller = Labeller::new(eval, LabelOptions::default());
@@ -96,13 +105,29 @@ fn search_digest<E: Evaluator>(eval: &E) -> String {
 fn extraction_rows_are_byte_identical() {
     let model = model();
     let got = [
-        extract_digest(&Material, RowsAt::Sibling, "material-sibling"),
-        extract_digest(&Material, RowsAt::Leaf, "material-leaf"),
-        extract_digest(&model, RowsAt::Sibling, "model-sibling"),
-        extract_digest(&model, RowsAt::Leaf, "model-leaf"),
+        extract_digest(&Material, RowsAt::Sibling, true, "material-sibling"),
+        extract_digest(&Material, RowsAt::Leaf, false, "material-leaf"),
+        extract_digest(&model, RowsAt::Sibling, true, "model-sibling"),
+        extract_digest(&model, RowsAt::Leaf, false, "model-leaf"),
     ];
     println!("{got:#?}");
     assert_eq!(got, EXTRACT);
+    // Siblings capped at the game's move (the default since): the same rows;
+    // the reports leave the capped siblings' values empty, so they differ.
+    for (eval, pinned) in [(0, EXTRACT[0]), (2, EXTRACT[2])] {
+        let capped = if eval == 0 {
+            extract_digest(&Material, RowsAt::Sibling, false, "material-capped")
+        } else {
+            extract_digest(&model, RowsAt::Sibling, false, "model-capped")
+        };
+        let rows = |d: &str| {
+            d.split(' ')
+                .map(|g| g.split('-').next().unwrap().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rows(&capped), rows(pinned));
+        assert_ne!(capped, pinned);
+    }
 }
 
 #[test]

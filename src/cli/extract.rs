@@ -60,6 +60,12 @@ pub struct Args {
     /// model file from `fit` (later rounds relabel with the previous model).
     #[arg(long, default_value = "material")]
     labeller: String,
+    /// Search every sibling to its exact value, for the reports' `value`
+    /// column. Without it, a sibling at least as good as the game's move is
+    /// searched only until that is proved, and its report line leaves the
+    /// value empty: the rows are the same either way, and about 1.2× faster.
+    #[arg(long)]
+    exact_values: bool,
     /// Games extracted in parallel [default: all cores].
     #[arg(long)]
     jobs: Option<usize>,
@@ -100,6 +106,7 @@ pub fn run(args: Args) -> CliResult {
         qid: args.qid,
         shard: args.shard,
         labeller: labelling,
+        exact_values: args.exact_values,
     };
     let pool = super::thread_pool(args.jobs)?;
 

@@ -66,7 +66,7 @@ pub fn game_options(features: &str, options: &ExtractOptions, qid: Option<u64>) 
     let lab = &options.labeller;
     format!(
         "features={features};margin={};scale={:?};depth={};quiescence={};rows_at={};\
-         skip_opening={};max_plies={};labeller={};labeller_hash={};qid={};program={}",
+         values={};skip_opening={};max_plies={};labeller={};labeller_hash={};qid={};program={}",
         l.margin,
         l.scale,
         l.depth,
@@ -74,6 +74,11 @@ pub fn game_options(features: &str, options: &ExtractOptions, qid: Option<u64>) 
         match options.rows_at {
             RowsAt::Sibling => "sibling",
             RowsAt::Leaf => "leaf",
+        },
+        if options.all_values_exact() {
+            "exact"
+        } else {
+            "capped"
         },
         options.skip_opening,
         options

@@ -105,6 +105,11 @@ pub struct ExtractOptions {
     pub shard: Shard,
     /// The labelling evaluator, as recorded (the evaluator itself is passed to [`run`]).
     pub labeller: Labelling,
+    /// Search every sibling to its exact value (`--exact-values`), for the
+    /// reports; rows at the leaf always are. Without, a sibling at least as
+    /// good as the game's move is searched only until that is proved, and
+    /// its report line leaves the value empty (the rows are the same).
+    pub exact_values: bool,
 }
 
 /// Where a sibling's row describes the game: the sibling itself (the
@@ -125,6 +130,12 @@ impl ExtractOptions {
     /// Is the position at `ply` (0 = the start position) one to label?
     pub fn wants(&self, ply: usize) -> bool {
         in_ply_range(ply, self.skip_opening, self.max_plies)
+    }
+
+    /// Does every sibling get its exact value (asked for, or rows at the
+    /// leaf, which need every sibling's whole line)?
+    pub fn all_values_exact(&self) -> bool {
+        self.exact_values || self.rows_at == RowsAt::Leaf
     }
 }
 
@@ -281,6 +292,7 @@ fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
     };
     csv.write_all(b"ply,move,game_move,value,label\n")
         .map_err(io)?;
+    labeller.set_exact_values(options.all_values_exact());
     let mut builder = RowBuilder::new();
     let mut rows: Vec<(u32, f32)> = Vec::new();
     let mut offsets: Vec<usize> = Vec::new();
@@ -309,14 +321,19 @@ fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
             for (i, s) in siblings.iter().enumerate() {
                 let row = &rows[offsets[i]..offsets[i + 1]];
                 write_row_qid(svm, s.label, group, row).map_err(io)?;
-                writeln!(
-                    csv,
-                    "{ply},{},{},{},{}",
-                    s.mv,
-                    (i == g) as u8,
-                    s.value,
-                    s.label
-                )
+                // A value that is only a bound is left empty.
+                if s.exact {
+                    writeln!(
+                        csv,
+                        "{ply},{},{},{},{}",
+                        s.mv,
+                        (i == g) as u8,
+                        s.value,
+                        s.label
+                    )
+                } else {
+                    writeln!(csv, "{ply},{},{},,{}", s.mv, (i == g) as u8, s.label)
+                }
                 .map_err(io)?;
                 counts.nonzeros += row.len() as u64;
             }

@@ -120,22 +120,58 @@ fn options_are_checked_with_messages() {
     assert_eq!(d.check(), Ok(d));
 }
 
+/// Labels `game`'s position with every value exact, and again with the
+/// siblings capped at the game's move, checks that both give the same labels
+/// ([`same_labels_capped`]), and returns the exact siblings.
 fn label(sfen: &str, game: &str, options: LabelOptions) -> (Vec<Sibling>, usize) {
     let pos = Position::from_sfen(sfen).unwrap();
     let mv = pos.parse_move(game).unwrap();
     let mut l = Labeller::new(&Material, options);
-    let mut out = Vec::new();
-    let mut seen = 0;
-    let g = l
-        .label_position(&pos, mv, &mut out, |i, m, sib, _| {
-            assert_eq!(i, seen);
-            seen += 1;
-            assert_eq!(sib.side_to_move(), !pos.side_to_move());
-            assert!(pos.legal_moves().contains(&m));
-        })
-        .unwrap();
-    assert_eq!(seen, out.len());
-    (out, g)
+    let mut runs = [Vec::new(), Vec::new()];
+    let mut g = 0;
+    for (exact, out) in [true, false].into_iter().zip(&mut runs) {
+        l.set_exact_values(exact);
+        let mut seen = 0;
+        g = l
+            .label_position(&pos, mv, out, |i, m, sib, _| {
+                assert_eq!(i, seen);
+                seen += 1;
+                assert_eq!(sib.side_to_move(), !pos.side_to_move());
+                assert!(pos.legal_moves().contains(&m));
+            })
+            .unwrap();
+        assert_eq!(seen, out.len());
+    }
+    let [exact, capped] = runs;
+    same_labels_capped(&exact, &capped, g, options, &pos.to_sfen());
+    (exact, g)
+}
+
+/// `capped` labels the same position as `exact` (every value exact), with
+/// the same labels; every value it leaves inexact is a lower bound of the
+/// exact value, at or above the cap, and every other value is the exact one.
+fn same_labels_capped(
+    exact: &[Sibling],
+    capped: &[Sibling],
+    game: usize,
+    options: LabelOptions,
+    at: &str,
+) -> usize {
+    assert_eq!(exact.len(), capped.len());
+    assert!(exact.iter().all(|s| s.exact), "{at}");
+    assert!(capped[game].exact, "{at}");
+    let cap = options.cap(exact[game].value);
+    let mut inexact = 0;
+    for (e, c) in exact.iter().zip(capped) {
+        assert_eq!((e.mv, e.label), (c.mv, c.label), "{at}");
+        if c.exact {
+            assert_eq!(c.value, e.value, "{} {at}", c.mv);
+        } else {
+            assert!(cap <= c.value && c.value <= e.value, "{} {at}", c.mv);
+            inexact += 1;
+        }
+    }
+    inexact
 }
 
 fn find<'a>(out: &'a [Sibling], mv: &str) -> &'a Sibling {
@@ -232,4 +268,54 @@ fn label_groups_on_real_games_have_one_maximum_the_game_move() {
         }
     }
     assert_eq!(groups, 5 * 24);
+}
+
+#[test]
+fn capped_siblings_get_the_labels_of_exact_values_on_real_games() {
+    // Every position of 12 floodgate lines (24 plies each), at depths 0 to
+    // 2, with material and with a model (hashed weights over every set).
+    let lines = crate::testdata::floodgate_lines(12);
+    let model = crate::eval::Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15);
+    let (mut positions, mut siblings, mut inexact) = (0, 0, 0);
+    for depth in 0..=2 {
+        let options = LabelOptions {
+            depth,
+            ..LabelOptions::default()
+        };
+        let mut material = Labeller::new(&Material, options);
+        let mut linear = Labeller::new(&model, options);
+        for line in &lines {
+            let mut pos = Position::startpos();
+            for text in line.split_whitespace().skip(2) {
+                let mv = pos.parse_move(text).unwrap();
+                let (mut exact, mut capped) = (Vec::new(), Vec::new());
+                for use_model in [false, true] {
+                    // The model's depth-2 trees are slow in a debug build.
+                    if use_model && depth == 2 {
+                        continue;
+                    }
+                    let mut run = |exact_values: bool, out: &mut Vec<Sibling>| {
+                        if use_model {
+                            linear.set_exact_values(exact_values);
+                            linear.label_position(&pos, mv, out, |_, _, _, _| {})
+                        } else {
+                            material.set_exact_values(exact_values);
+                            material.label_position(&pos, mv, out, |_, _, _, _| {})
+                        }
+                        .unwrap()
+                    };
+                    let g = run(true, &mut exact);
+                    assert_eq!(run(false, &mut capped), g);
+                    inexact += same_labels_capped(&exact, &capped, g, options, &pos.to_sfen());
+                    siblings += exact.len();
+                    positions += 1;
+                }
+                pos.play_unchecked(mv);
+            }
+        }
+    }
+    assert_eq!(positions, 12 * 24 * 5);
+    // The shortcut is taken: in these openings most moves keep the material
+    // level, as the game's move does, and are capped (34,112 of 54,620).
+    assert!(inexact * 2 > siblings, "{inexact} of {siblings}");
 }

@@ -514,6 +514,21 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         (v, &self.pv[0])
     }
 
+    /// [`Searcher::line`] (no history) with the window (`alpha`, ∞): a value
+    /// above `alpha` is the exact value with its line; otherwise the value is
+    /// at most `alpha` (fail-soft: an upper bound at or below `alpha`) and the
+    /// line is empty. The labeller's capped siblings (`label`): their values
+    /// matter only down to the game move's.
+    pub fn line_above(&mut self, pos: &Position, depth: u32, alpha: i32) -> (i32, &[Move]) {
+        self.path.clear();
+        if self.mode.repetition {
+            self.path.push(PathEntry::of(pos));
+        }
+        let depth = depth.min(MAX_PLY as u32 / 2) as i32;
+        let v = self.negamax(pos, depth, alpha, INFINITY, 0);
+        (v, &self.pv[0])
+    }
+
     fn timed_elapsed(&self) -> Duration {
         let origin = Duration::from_millis(self.control.time_origin_ms.load(Ordering::Relaxed));
         self.start.elapsed().saturating_sub(origin)
