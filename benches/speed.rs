@@ -5,7 +5,9 @@
 //!    `../shared/kifu/pro`, plies 20–79, rows of the default `relation` set,
 //!    written to files as `extract` writes them, games in parallel on every
 //!    core) with the material labeller and with a model labeller, and the
-//!    ratio of their times per row;
+//!    ratio of their times per row; and with the material labeller searching
+//!    every sibling to its exact value (`--exact-values`, what every
+//!    extraction did before siblings were capped at the game's move);
 //! 2. evaluations/s of material, of a `relation` model and of a
 //!    `relation,material,kp` model (the sets of the strength work), on the
 //!    positions of those games, one thread;
@@ -62,8 +64,14 @@ fn cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-/// Rows per second of extracting `games` with labeller `eval`, all cores; and the row count.
-fn extract_rate<E: Evaluator>(games: &[Game], eval: &E, tag: &str) -> (f64, f64, u64) {
+/// Rows per second of extracting `games` with labeller `eval`, all cores
+/// (wall, and per CPU second); and the row count.
+fn extract_rate<E: Evaluator>(
+    games: &[Game],
+    eval: &E,
+    exact_values: bool,
+    tag: &str,
+) -> (f64, f64, u64) {
     let dir = std::env::temp_dir().join(format!("kifulearn-speed-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("rows")).unwrap();
     std::fs::create_dir_all(dir.join("reports")).unwrap();
@@ -71,6 +79,7 @@ fn extract_rate<E: Evaluator>(games: &[Game], eval: &E, tag: &str) -> (f64, f64,
     let options = ExtractOptions {
         skip_opening: 20,
         max_plies: Some(80),
+        exact_values,
         ..ExtractOptions::default()
     };
     let start = Instant::now();
@@ -202,11 +211,19 @@ fn main() {
         model.features
     );
 
-    let (material_rows, material_cpu, n) = extract_rate(&games, &Material, "material");
+    let (exact_rows, exact_cpu, n) = extract_rate(&games, &Material, true, "exact");
+    println!(
+        "extract, material, exact:   {exact_rows:>10.0} rows/s wall, {exact_cpu:>8.0} rows per CPU second ({n} rows; --exact-values)"
+    );
+    let (material_rows, material_cpu, n) = extract_rate(&games, &Material, false, "material");
     println!(
         "extract, material labeller: {material_rows:>10.0} rows/s wall, {material_cpu:>8.0} rows per CPU second ({n} rows)"
     );
-    let (model_rows, model_cpu, n) = extract_rate(&games, &model, "model");
+    println!(
+        "  capped/exact rows per CPU second: {:.2}",
+        material_cpu / exact_cpu
+    );
+    let (model_rows, model_cpu, n) = extract_rate(&games, &model, false, "model");
     println!(
         "extract, model labeller:    {model_rows:>10.0} rows/s wall, {model_cpu:>8.0} rows per CPU second ({n} rows)"
     );
