@@ -18,7 +18,9 @@
 //!   move order and its exact shortcut for material (quiet replies settled
 //!   without playing them, `docs/speed.md`). The value is the exact minimax
 //!   value of the tree searched and [`Searcher::line`] its principal
-//!   variation. `extract` and recipes label with it.
+//!   variation. `extract` and recipes label with it. The capped labeller
+//!   adds a quiescence table ([`Mode::quiescence_table`]: values only, no
+//!   lines) and closes the window below ([`Searcher::value_above`]).
 //!
 //! Both share the tree walk (`tree.rs`), the mate scores ([`MATE`]), the
 //! principal-variation table, the node count and one meaning of depth:
@@ -68,7 +70,7 @@ mod tree;
 
 pub use eval_cache::EvalCache;
 pub use repetition::{find_repetition, game_path, PathEntry, Repetition};
-pub use table::TranspositionTable;
+pub use table::{QuiescenceTable, TranspositionTable};
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -207,6 +209,12 @@ pub struct Mode {
     pub quiescence: bool,
     /// The move order (and with it the shortcuts that rely on it).
     pub order: MoveOrder,
+    /// Keep quiescence values and bounds in a [`QuiescenceTable`] and reuse
+    /// them, from search to search. Used only where a quiescence node's
+    /// value depends on its position alone (no repetition, no evasion
+    /// plies); lines get cut short where a stored value is reused, so a
+    /// caller that wants lines leaves it off. The capped labeller's mode.
+    pub quiescence_table: bool,
 }
 
 /// The order moves are searched in (`order.rs`); it decides which of equal
@@ -230,6 +238,7 @@ impl Mode {
         evasion_plies: EVASION_PLIES,
         quiescence: true,
         order: MoveOrder::Engine,
+        quiescence_table: false,
     };
 
     /// The labelling search: full window, no repetition, stand pat in check,
@@ -241,7 +250,13 @@ impl Mode {
             evasion_plies: 0,
             quiescence,
             order: MoveOrder::Labelling,
+            quiescence_table: false,
         }
+    }
+
+    /// Does this mode use a quiescence table? Only when asked and sound.
+    fn uses_quiescence_table(self) -> bool {
+        self.quiescence_table && self.quiescence && !self.repetition && self.evasion_plies == 0
     }
 }
 
@@ -277,6 +292,9 @@ pub struct Searcher<'a, E: Evaluator + ?Sized> {
     eval_cache: Option<Box<EvalCache>>,
     /// Evaluations before the cache was made.
     uncached: u32,
+    /// Quiescence values kept from search to search
+    /// ([`Mode::quiescence_table`]); made when first needed.
+    quiescence_table: Option<Box<QuiescenceTable>>,
 }
 
 impl<E: Evaluator + ?Sized> std::fmt::Debug for Searcher<'_, E> {
@@ -330,8 +348,27 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
 
     /// This searcher with another mode (its table, control and limits kept).
     pub fn with_mode(mut self, mode: Mode) -> Self {
-        self.mode = mode;
+        self.set_mode(mode);
         self
+    }
+
+    /// Searches on in another mode (its table, control and limits kept).
+    pub fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+        if mode.uses_quiescence_table() {
+            self.quiescence_table
+                .get_or_insert_with(|| Box::new(QuiescenceTable::new()));
+        }
+    }
+
+    /// The quiescence table, when the mode uses one.
+    #[inline]
+    pub(super) fn quiescence_table(&mut self) -> Option<&mut QuiescenceTable> {
+        if self.mode.uses_quiescence_table() {
+            self.quiescence_table.as_deref_mut()
+        } else {
+            None
+        }
     }
 
     /// The mode it searches in.
@@ -368,6 +405,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             quiet: Vec::new(),
             eval_cache: None,
             uncached: 0,
+            quiescence_table: None,
         }
     }
 
@@ -514,19 +552,18 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         (v, &self.pv[0])
     }
 
-    /// [`Searcher::line`] (no history) with the window (`alpha`, ∞): a value
-    /// above `alpha` is the exact value with its line; otherwise the value is
-    /// at most `alpha` (fail-soft: an upper bound at or below `alpha`) and the
-    /// line is empty. The labeller's capped siblings (`label`): their values
-    /// matter only down to the game move's.
-    pub fn line_above(&mut self, pos: &Position, depth: u32, alpha: i32) -> (i32, &[Move]) {
+    /// [`Searcher::value`] (no history) with the window (`alpha`, ∞): a
+    /// value above `alpha` is the exact value; otherwise the value is at most
+    /// `alpha` (fail-soft: an upper bound at or below `alpha`). The labeller's
+    /// capped siblings (`label`): their values matter only down to the game
+    /// move's.
+    pub fn value_above(&mut self, pos: &Position, depth: u32, alpha: i32) -> i32 {
         self.path.clear();
         if self.mode.repetition {
             self.path.push(PathEntry::of(pos));
         }
         let depth = depth.min(MAX_PLY as u32 / 2) as i32;
-        let v = self.negamax(pos, depth, alpha, INFINITY, 0);
-        (v, &self.pv[0])
+        self.negamax(pos, depth, alpha, INFINITY, 0)
     }
 
     fn timed_elapsed(&self) -> Duration {

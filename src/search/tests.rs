@@ -164,6 +164,12 @@ fn one_search<E: Evaluator + ?Sized>(
     depth: u32,
 ) -> (usize, usize) {
     let mut labelling = Searcher::labelling(eval, true);
+    // The capped labeller's searcher: one quiescence table kept through
+    // every sibling of every position.
+    let mut tabled = Searcher::labelling(eval, true).with_mode(Mode {
+        quiescence_table: true,
+        ..Mode::labelling(true)
+    });
     let control = Control::new();
     let mut siblings = Siblings::new();
     let (mut checked, mut evasions_differ) = (0, 0);
@@ -174,6 +180,20 @@ fn one_search<E: Evaluator + ?Sized>(
             let (value, line) = labelling.line(&sib, &[], depth);
             let line = line.to_vec();
             assert_eq!(value_of_line(eval, &sib, &line), value, "{}", at());
+
+            // With the quiescence table: the same value, and with a window
+            // (alpha, ∞) the value above alpha, an upper bound at or below it.
+            assert_eq!(tabled.value(&sib, &[], depth), value, "{}", at());
+            assert_eq!(
+                tabled.value_above(&sib, depth, value - 1),
+                value,
+                "{}",
+                at()
+            );
+            if value.abs() < MATE_BOUND {
+                let bound = tabled.value_above(&sib, depth, value + 30);
+                assert!(value <= bound && bound <= value + 30, "{bound} {}", at());
+            }
 
             // The engine's machinery (table, null windows, repetition) with the
             // labelling rules: the same value and the same line.

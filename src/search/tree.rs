@@ -184,6 +184,15 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         if self.aborted {
             return 0;
         }
+        // The capped labeller's table: a value found before decides the node.
+        let key = pos.hash();
+        if let Some(v) = self
+            .quiescence_table()
+            .and_then(|t| t.probe(key, ply, alpha, beta))
+        {
+            return v;
+        }
+        let original_alpha = alpha;
         let in_check = pos.in_check();
         if !self.mode.quiescence {
             return if in_check && !pos.has_legal_move() {
@@ -243,6 +252,9 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
         }
         self.move_buffers[ply] = moves;
+        if let Some(t) = self.quiescence_table() {
+            t.store(key, ply, original_alpha, beta, best);
+        }
         best
     }
 }
