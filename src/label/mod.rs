@@ -18,7 +18,7 @@
 //! (its [`Sibling::exact`] is false, its value a lower bound). The
 //! quiescence values are kept from search to search in a table, since none
 //! of the searches' lines are wanted. The labels are the same; extraction
-//! is about 1.4–1.6× faster (`docs/speed.md`).
+//! is 1.3–1.8× faster with material, 1.2× with a model (`docs/speed.md`).
 
 use crate::eval::{Evaluator, EVAL_LIMIT};
 #[cfg(doc)]
@@ -167,7 +167,7 @@ pub struct Labeller<'e, E: Evaluator> {
 impl<'e, E: Evaluator> Labeller<'e, E> {
     /// A labeller with evaluator `eval` and checked `options`.
     pub fn new(eval: &'e E, options: LabelOptions) -> Self {
-        Self {
+        let mut labeller = Self {
             searcher: Searcher::labelling(eval, options.quiescence),
             options,
             siblings: Siblings::new(),
@@ -175,13 +175,9 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
             exact: Vec::new(),
             labels: Vec::new(),
             exact_values: false,
-        }
-        .with_exact_values(false)
-    }
-
-    fn with_exact_values(mut self, exact: bool) -> Self {
-        self.set_exact_values(exact);
-        self
+        };
+        labeller.set_exact_values(false);
+        labeller
     }
 
     /// With `exact`, every sibling is searched with the full window and no
