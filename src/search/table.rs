@@ -12,6 +12,31 @@ pub(super) enum Bound {
     Upper,
 }
 
+impl Bound {
+    /// What a fail-soft value `best` of a node searched with (`alpha`,
+    /// `beta`) is: a lower bound at or above beta, an upper bound at or
+    /// below alpha, exact between.
+    pub(super) fn of(best: i32, alpha: i32, beta: i32) -> Self {
+        if best >= beta {
+            Bound::Lower
+        } else if best > alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
+    /// Does a stored value `v` of this kind decide a node searched with
+    /// (`alpha`, `beta`)? Exact, or a bound beyond the window on its side.
+    pub(super) fn decides(self, v: i32, alpha: i32, beta: i32) -> bool {
+        match self {
+            Bound::Exact => true,
+            Bound::Lower => v >= beta,
+            Bound::Upper => v <= alpha,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Entry {
     pub(super) key: u64,
@@ -152,29 +177,17 @@ impl QuiescenceTable {
             return None;
         }
         let v = score_from_tt(e.score, ply);
-        let usable = match e.bound {
-            Bound::Exact => true,
-            Bound::Lower => v >= beta,
-            Bound::Upper => v <= alpha,
-        };
-        usable.then_some(v)
+        e.bound.decides(v, alpha, beta).then_some(v)
     }
 
     /// Stores `best`, the fail-soft value at `ply` of the position with hash
     /// `key` searched with (`alpha`, `beta`).
     #[inline]
     pub(super) fn store(&mut self, key: u64, ply: usize, alpha: i32, beta: i32, best: i32) {
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
         self.slots[key as usize & (QUIESCENCE_SLOTS - 1)] = QuiescenceEntry {
             key,
             score: score_to_tt(best, ply),
-            bound,
+            bound: Bound::of(best, alpha, beta),
         };
     }
 }

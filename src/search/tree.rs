@@ -41,12 +41,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             hash_move = e.mv;
             if ply > 0 && e.depth as i32 >= depth {
                 let v = score_from_tt(e.score, ply);
-                let usable = match e.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => v >= beta,
-                    Bound::Upper => v <= alpha,
-                };
-                if usable {
+                if e.bound.decides(v, alpha, beta) {
                     return v;
                 }
             }
@@ -124,13 +119,6 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         self.move_buffers[ply] = moves;
         if let Some(tt) = self.tt.as_deref_mut() {
-            let bound = if best >= beta {
-                Bound::Lower
-            } else if best > original_alpha {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
             tt.store(
                 key,
                 Entry {
@@ -138,7 +126,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                     mv: best_move,
                     score: score_to_tt(best, ply),
                     depth: depth as i16,
-                    bound,
+                    bound: Bound::of(best, original_alpha, beta),
                 },
             );
         }
