@@ -529,13 +529,18 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     /// (depth 0 is the quiescence only); `history` as in [`Searcher::search`]
     /// (ignored without [`Mode::repetition`]). Unclamped: mates are ±([`MATE`] − ply).
     pub fn value(&mut self, pos: &Position, history: &[PathEntry], depth: u32) -> i32 {
+        self.value_from(pos, history, depth, -INFINITY)
+    }
+
+    /// [`Searcher::value`] with the window (`alpha`, ∞).
+    fn value_from(&mut self, pos: &Position, history: &[PathEntry], depth: u32, alpha: i32) -> i32 {
         self.path.clear();
         if self.mode.repetition {
             self.path.extend_from_slice(history);
             self.path.push(PathEntry::of(pos));
         }
         let depth = depth.min(MAX_PLY as u32 / 2) as i32;
-        self.negamax(pos, depth, -INFINITY, INFINITY, 0)
+        self.negamax(pos, depth, alpha, INFINITY, 0)
     }
 
     /// [`Searcher::value`] and the principal variation that reaches it: the moves from
@@ -558,12 +563,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     /// capped siblings (`label`): their values matter only down to the game
     /// move's.
     pub fn value_above(&mut self, pos: &Position, depth: u32, alpha: i32) -> i32 {
-        self.path.clear();
-        if self.mode.repetition {
-            self.path.push(PathEntry::of(pos));
-        }
-        let depth = depth.min(MAX_PLY as u32 / 2) as i32;
-        self.negamax(pos, depth, alpha, INFINITY, 0)
+        self.value_from(pos, &[], depth, alpha)
     }
 
     fn timed_elapsed(&self) -> Duration {
