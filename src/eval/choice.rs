@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::{Evaluator, Linear, Material};
 use crate::features::Features;
 use crate::model::Model;
-use crate::shogi::Position;
+use crate::shogi::{Move, Position};
 
 /// Which evaluator to use.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,8 +52,8 @@ impl Evaluator for DynEvaluator {
     }
 
     #[inline]
-    fn quiet_moves_keep_value(&self) -> bool {
-        self.0.quiet_moves_keep_value()
+    fn value_after(&self, pos: &Position, mv: Move) -> Option<i32> {
+        self.0.value_after(pos, mv)
     }
 
     #[inline]

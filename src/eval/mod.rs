@@ -4,7 +4,7 @@
 //! [`Evaluator`] as a generic parameter. The [`Material`] evaluator is the
 //! first labeller and the baseline every learned model must beat.
 
-use crate::shogi::{Color, Position};
+use crate::shogi::{Color, Move, Position};
 
 mod choice;
 pub mod linear;
@@ -22,13 +22,17 @@ pub trait Evaluator: Sync {
     /// Value of `pos` for the side to move, in centipawns, clamped to ±[`EVAL_LIMIT`].
     fn evaluate(&self, pos: &Position) -> i32;
 
-    /// True when a move that captures nothing and promotes nothing leaves the
-    /// value unchanged for the side that made it: `evaluate(after) ==
-    /// −evaluate(before)`. Searches use it to settle such moves without
-    /// playing them (the labelling search's stand-pat cut, `search::MoveOrder::Labelling`).
-    /// [`Material`]: true; by default false.
-    fn quiet_moves_keep_value(&self) -> bool {
-        false
+    /// The value after `mv` (legal in `pos`) for the side that made it,
+    /// `−evaluate(after)`, when the evaluator knows it without playing the
+    /// move: `None` when it does not (by default). A child that stands pat
+    /// is worth no more than this to the mover, so the labelling search
+    /// settles, unplayed, the moves that give no check and whose value here
+    /// cannot beat its best score (`search::MoveOrder::Labelling`).
+    /// [`Material`]: its balance plus the move's gain.
+    #[inline]
+    fn value_after(&self, pos: &Position, mv: Move) -> Option<i32> {
+        let _ = (pos, mv);
+        None
     }
 
     /// True when one evaluation costs far more than a probe of a small table
@@ -61,10 +65,12 @@ impl Evaluator for Material {
         Self::balance(pos, pos.side_to_move()).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
-    /// A quiet move or a drop moves a piece without changing any count; the
+    /// The mover's balance plus what the move captures and promotes; the
     /// clamp is symmetric.
-    fn quiet_moves_keep_value(&self) -> bool {
-        true
+    #[inline(always)]
+    fn value_after(&self, pos: &Position, mv: Move) -> Option<i32> {
+        let balance = pos.material(pos.side_to_move()) + pos.material_gain(mv);
+        Some(balance.clamp(-EVAL_LIMIT, EVAL_LIMIT))
     }
 }
 

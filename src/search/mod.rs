@@ -15,8 +15,8 @@
 //!   the full window at every node, plain alpha-beta, no repetition (a
 //!   sibling's search is a few plies and captures, which cannot repeat), a
 //!   side in check in the quiescence stands pat unless mated, the labelling
-//!   move order and its exact shortcut for material (quiet replies settled
-//!   without playing them, `docs/speed.md`). The value is the exact minimax
+//!   move order and its exact shortcut for material (replies and captures
+//!   that cannot raise alpha settled without playing them, `docs/speed.md`). The value is the exact minimax
 //!   value of the tree searched and [`Searcher::line`] its principal
 //!   variation. `extract` and recipes label with it. The capped labeller
 //!   adds a quiescence table ([`Mode::quiescence_table`]: values only, no
@@ -224,9 +224,10 @@ pub enum MoveOrder {
     /// Hash move, captures by MVV-LVA, killers, promotions, the rest.
     Engine,
     /// Captures by MVV-LVA, then the other moves in generation order; at
-    /// depth-1 nodes, with an evaluator that quiet moves leave unchanged
-    /// ([`Evaluator::quiet_moves_keep_value`]), quiet moves that cannot
-    /// change the result are settled without being played.
+    /// depth-1 nodes and in the quiescence, with an evaluator that knows a
+    /// move's value unplayed ([`Evaluator::value_after`]: material), moves
+    /// that give no check and cannot raise alpha are settled without being
+    /// played.
     Labelling,
 }
 
@@ -257,6 +258,16 @@ impl Mode {
     /// Does this mode use a quiescence table? Only when asked and sound.
     fn uses_quiescence_table(self) -> bool {
         self.quiescence_table && self.quiescence && !self.repetition && self.evasion_plies == 0
+    }
+
+    /// Does the quiescence generate its captures one victim class at a time
+    /// ([`crate::shogi::CaptureStages`]), so that a node cut by its first
+    /// captures generates no others? In the labelling order without lines
+    /// (the capped labeller's mode, as the table): the stages order equal
+    /// victims differently, which changes which of equal lines is found
+    /// first, never a value.
+    fn staged_captures(self) -> bool {
+        self.order == MoveOrder::Labelling && self.quiescence_table
     }
 }
 

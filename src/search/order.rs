@@ -3,9 +3,9 @@
 //! - **Engine**: hash move, captures by MVV-LVA, two killers per ply,
 //!   promotions, then the rest (one sort over every move).
 //! - **Labelling**: captures by MVV-LVA (victim first, cheaper attacker,
-//!   promotion), then the other moves in generation order; the quiet moves'
-//!   place after every capture is what lets a depth-1 node settle them
-//!   without playing them (`tree.rs`).
+//!   promotion), then the other moves in generation order: the captures
+//!   raise alpha first, so more of the other moves are settled without
+//!   being played (`tree.rs`).
 //!
 //! The order decides only which of several equal lines a search returns and
 //! how many nodes it visits, never a value: alpha-beta returns the minimax
@@ -62,21 +62,19 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         moves.sort_unstable_by_key(|&(_, s)| -s);
     }
 
-    /// Every legal move of `pos` into `moves` in the mode's order; returns how
-    /// many captures lead the list in the labelling order (0 in the engine's).
+    /// Every legal move of `pos` into `moves` in the mode's order.
     pub(super) fn generate_all(
         &mut self,
         pos: &Position,
         hash_move: Option<Move>,
         ply: usize,
         moves: &mut Vec<(Move, i32)>,
-    ) -> usize {
+    ) {
         moves.clear();
         match self.mode.order {
             MoveOrder::Engine => {
                 pos.for_each_legal_move(|mv| moves.push((mv, 0)));
                 self.sort_engine(pos, hash_move, ply, moves);
-                0
             }
             MoveOrder::Labelling => self.generate_labelling(pos, true, moves),
         }
@@ -113,21 +111,14 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                     }
                 });
             }
-            MoveOrder::Labelling => {
-                self.generate_labelling(pos, false, moves);
-            }
+            MoveOrder::Labelling => self.generate_labelling(pos, false, moves),
         }
     }
 
     /// The labelling order: captures sorted most valuable victim first, least
     /// valuable attacker first (MVV-LVA); with `all`, then the other moves in
-    /// generation order. Returns the number of captures.
-    fn generate_labelling(
-        &mut self,
-        pos: &Position,
-        all: bool,
-        moves: &mut Vec<(Move, i32)>,
-    ) -> usize {
+    /// generation order.
+    fn generate_labelling(&mut self, pos: &Position, all: bool, moves: &mut Vec<(Move, i32)>) {
         let captures = &mut self.captures;
         let quiet = &mut self.quiet;
         captures.clear();
@@ -184,6 +175,5 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         captures.sort_unstable_by_key(|&(key, _)| std::cmp::Reverse(key));
         moves.extend(captures.iter().map(|&(_, mv)| (mv, 0)));
         moves.extend(quiet.iter().map(|&mv| (mv, 0)));
-        captures.len()
     }
 }

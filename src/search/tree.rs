@@ -2,7 +2,7 @@
 //! quiescence below it. What the mode switches is named where it acts.
 
 use crate::eval::Evaluator;
-use crate::shogi::{Move, Position};
+use crate::shogi::{CheckZone, Move, Position};
 
 use super::repetition::{find_repetition, PathEntry, Repetition};
 use super::table::{score_from_tt, score_to_tt, Bound, Entry};
@@ -47,35 +47,26 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
         }
         let mut moves = self.move_buffer(ply);
-        let captures = self.generate_all(pos, hash_move, ply, &mut moves);
+        self.generate_all(pos, hash_move, ply, &mut moves);
         if moves.is_empty() {
             self.move_buffers[ply] = moves;
             return -(MATE - ply as i32);
         }
-        // Labelling order, above the leaves, with an evaluator that quiet moves
-        // leave unchanged (material): a quiet move that gives no check leads
-        // to a leaf whose stand-pat is minus this node's own value `v`, and
-        // the leaf cuts on it as soon as `v` ≤ alpha: its score would be
-        // exactly `v`. Once the best score so far is at least `v` that cannot
-        // change best, alpha or the line, so the move is settled without
-        // playing it (`docs/speed.md`).
-        let settle = self.mode.order == MoveOrder::Labelling
-            && depth == 1
-            && self.eval.quiet_moves_keep_value();
-        let mut own_value = None;
+        // Labelling order, above the leaves: a move that gives no check leads
+        // to a leaf that stands pat or does better for its side, so the move
+        // is worth at most its value after (`Evaluator::value_after`; material:
+        // the balance plus its gain). Once the best score so far is at least
+        // that, the move cannot change best, alpha or the line: it is settled
+        // without playing it (`docs/speed.md`).
+        let settle = self.mode.order == MoveOrder::Labelling && depth == 1;
         let mut zone = None;
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
         for (i, &(mv, _)) in moves.iter().enumerate() {
-            if settle && i >= captures && !mv.is_promotion() {
-                let v = match own_value {
-                    Some(v) => v,
-                    None => *own_value.insert(self.evaluate(pos)),
-                };
-                if v <= best
-                    && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
-                {
+            if settle {
+                if let Some(after) = self.settled(pos, mv, alpha, &mut zone) {
+                    best = best.max(after);
                     continue;
                 }
             }
@@ -131,6 +122,30 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             );
         }
         best
+    }
+
+    /// Can `mv` be settled unplayed? Only when it gives no check (a check
+    /// may mate) and its value after ([`Evaluator::value_after`]) is at most
+    /// `best`: its child, which stands pat or does better for its side, is
+    /// then worth at most `best` to the mover. `zone` caches the position's
+    /// check zone.
+    #[inline]
+    fn settled(
+        &self,
+        pos: &Position,
+        mv: Move,
+        alpha: i32,
+        zone: &mut Option<CheckZone>,
+    ) -> Option<i32> {
+        match self.eval.value_after(pos, mv) {
+            Some(after)
+                if after <= alpha
+                    && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv) =>
+            {
+                Some(after)
+            }
+            _ => None,
+        }
     }
 
     fn remember_killer(&mut self, pos: &Position, mv: Move, ply: usize) {
@@ -193,6 +208,8 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         let mut moves = self.move_buffer(ply);
         moves.clear();
         let mut best;
+        // The capped labeller's captures, one victim class at a time.
+        let mut stages = None;
         if in_check && qply >= evasions && !pos.has_legal_move() {
             self.move_buffers[ply] = moves;
             return -(MATE - ply as i32);
@@ -211,7 +228,12 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 return best;
             }
             alpha = alpha.max(best);
-            self.generate_captures(pos, &mut moves);
+            if self.mode.staged_captures() {
+                stages = Some(pos.capture_stages());
+                moves.clear();
+            } else {
+                self.generate_captures(pos, &mut moves);
+            }
             if self.mode.order == MoveOrder::Engine {
                 self.sort_engine(pos, None, ply, &mut moves);
             }
@@ -220,23 +242,45 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             self.move_buffers[ply] = moves;
             return self.evaluate(pos);
         }
-        for &(mv, _) in moves.iter() {
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
-            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, qply + 1);
-            if self.aborted {
-                self.move_buffers[ply] = moves;
-                return 0;
+        // A capture's value after is above the stand-pat (material: by its
+        // gain), so none is settled while alpha is still the stand-pat.
+        let stand_pat = best;
+        let settle = self.mode.order == MoveOrder::Labelling;
+        let mut zone = None;
+        'stages: loop {
+            if let Some(stages) = stages.as_mut() {
+                moves.clear();
+                if !stages.next_class(pos, &mut moves) {
+                    break;
+                }
             }
-            if score > best {
-                best = score;
-                if score > alpha {
-                    alpha = score;
-                    self.update_pv(ply, mv);
-                    if score >= beta {
-                        break;
+            for &(mv, _) in moves.iter() {
+                if settle && alpha > stand_pat {
+                    if let Some(after) = self.settled(pos, mv, alpha, &mut zone) {
+                        best = best.max(after);
+                        continue;
                     }
                 }
+                let mut child = pos.clone();
+                child.play_unchecked(mv);
+                let score = -self.quiescence(&child, -beta, -alpha, ply + 1, qply + 1);
+                if self.aborted {
+                    self.move_buffers[ply] = moves;
+                    return 0;
+                }
+                if score > best {
+                    best = score;
+                    if score > alpha {
+                        alpha = score;
+                        self.update_pv(ply, mv);
+                        if score >= beta {
+                            break 'stages;
+                        }
+                    }
+                }
+            }
+            if stages.is_none() {
+                break;
             }
         }
         self.move_buffers[ply] = moves;

@@ -8,12 +8,14 @@
 //! normalization of `DESIGN.md` (view = White rotates the board 180° and swaps
 //! colours).
 
+mod captures;
 pub mod declaration;
 mod effects;
 mod perft;
 mod position;
 mod siblings;
 
+pub use captures::CaptureStages;
 pub use effects::{piece_effect, Effects, PieceEffect};
 pub use perft::{perft, perft_haitaka};
 pub use position::{
@@ -50,6 +52,16 @@ pub const fn piece_value(piece: Piece) -> i32 {
         Piece::King => 15000,
     }
 }
+
+/// The kinds whose effect depends on the other pieces: lance, bishop, rook
+/// and their promoted forms (the horse and dragon also step like a king).
+pub const SLIDERS: [Piece; 5] = [
+    Piece::Lance,
+    Piece::Bishop,
+    Piece::Rook,
+    Piece::PBishop,
+    Piece::PRook,
+];
 
 /// The kind order used by feature indices and documentation:
 /// P, L, N, S, G, B, R, K, +P, +L, +N, +S, +B, +R.

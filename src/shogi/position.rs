@@ -4,7 +4,7 @@ use std::fmt;
 
 use haitaka::{Board, Color, Move, Piece, PieceMoves, Square};
 
-use super::{piece_effect, piece_value};
+use super::{piece_effect, piece_value, SLIDERS};
 
 /// Pieces that can be held in hand, in SFEN's hand order (R B G S N L P).
 pub const HAND_PIECES: [Piece; 7] = [
@@ -136,7 +136,7 @@ impl Position {
     /// piece's value on the board plus its unpromoted value in hand, and a
     /// promotion's gain.
     #[inline(always)]
-    fn material_gain(&self, mv: Move) -> i32 {
+    pub fn material_gain(&self, mv: Move) -> i32 {
         let Move::BoardMove {
             from,
             to,
@@ -395,29 +395,83 @@ impl Position {
             & ((board.pieces(Piece::Pawn) & n)
                 | (board.pieces(Piece::Knight) & (back(-1, -2) | back(1, -2)))
                 | (board.pieces(Piece::Silver) & (n | ne | nw | se | sw))
-                | (golds & gold)
-                | (board.pieces(Piece::King) & (gold | se | sw)));
+                | (golds & gold));
+        // The king apart: `haitaka` would test its safety on every square
+        // it can step to, and only the captures are wanted.
+        let king_captures = !(own & board.pieces(Piece::King) & (gold | se | sw)).is_empty();
         // Sliders one by one.
-        for piece in [
-            Piece::Lance,
-            Piece::Bishop,
-            Piece::Rook,
-            Piece::PBishop,
-            Piece::PRook,
-        ] {
+        for piece in SLIDERS {
             for square in board.pieces(piece) & own {
                 if !(piece_effect(us, piece, square, occupied) & theirs).is_empty() {
                     attackers |= square.bitboard();
                 }
             }
         }
-        if attackers.is_empty() {
-            return;
+        if !attackers.is_empty() {
+            board.generate_board_moves_for(attackers, |moves| {
+                f(moves);
+                false
+            });
         }
-        board.generate_board_moves_for(attackers, |moves| {
-            f(moves);
-            false
-        });
+        // Last, as in `haitaka`'s order.
+        if king_captures {
+            let from = board.king(us);
+            let mut to = haitaka::king_attacks(us, from) & theirs;
+            for square in to {
+                if !self.king_safe_on(square) {
+                    to ^= square.bitboard();
+                }
+            }
+            if !to.is_empty() {
+                f(PieceMoves::BoardMoves {
+                    color: us,
+                    piece: Piece::King,
+                    from,
+                    to,
+                    prom_status: haitaka::PromotionStatus::CannotPromote,
+                });
+            }
+        }
+    }
+
+    /// Can the side to move's king step to `square` without being attacked
+    /// there? `haitaka`'s own test (private to its generator), the king
+    /// taken off its square first so that it blocks no slider.
+    pub(super) fn king_safe_on(&self, square: Square) -> bool {
+        let board = &self.board;
+        let us = self.side_to_move();
+        let theirs = board.colors(!us);
+        let kings = board.pieces(Piece::King);
+        let blockers =
+            (board.occupied() ^ board.colored_pieces(us, Piece::King)) | square.bitboard();
+        if !(haitaka::gold_attacks(us, square) & theirs & (board.pseudo_golds() | kings)).is_empty()
+            || !(haitaka::silver_attacks(us, square) & theirs & (board.pseudo_silvers() | kings))
+                .is_empty()
+            || !(haitaka::knight_attacks(us, square) & theirs & board.pieces(Piece::Knight))
+                .is_empty()
+            || !(haitaka::pawn_attacks(us, square) & theirs & board.pieces(Piece::Pawn)).is_empty()
+        {
+            return false;
+        }
+        let diagonal = haitaka::bishop_pseudo_attacks(square)
+            & (board.pieces(Piece::Bishop) | board.pieces(Piece::PBishop))
+            & theirs;
+        if !diagonal.is_empty()
+            && !(diagonal & haitaka::get_bishop_moves(us, square, blockers)).is_empty()
+        {
+            return false;
+        }
+        let straight = haitaka::rook_pseudo_attacks(square)
+            & (board.pieces(Piece::Rook) | board.pieces(Piece::PRook))
+            & theirs;
+        if !straight.is_empty()
+            && !(straight & haitaka::get_rook_moves(us, square, blockers)).is_empty()
+        {
+            return false;
+        }
+        let lances =
+            haitaka::lance_pseudo_attacks(us, square) & board.pieces(Piece::Lance) & theirs;
+        lances.is_empty() || (lances & haitaka::get_lance_moves(us, square, blockers)).is_empty()
     }
 
     /// The square where a pawn drop would be an illegal mate, if there is one.
@@ -809,14 +863,34 @@ mod tests {
             sets(&mut |moves| out.extend(moves.into_iter().filter(|m| theirs.has(m.to()))));
             out
         };
-        let mut total = 0;
-        for pos in crate::features::tests::floodgate_positions(300) {
-            let all = captures(&pos, &|f| pos.for_each_move_set(f));
-            let only = captures(&pos, &|f| pos.for_each_capture_set(f));
+        let mut positions = crate::features::tests::floodgate_positions(300);
+        positions.extend(crate::testdata::tournament_positions(true));
+        let (mut total, mut in_check, mut by_king, mut king_kept_off) = (0, 0, 0, 0);
+        for pos in &positions {
+            let all = captures(pos, &|f| pos.for_each_move_set(f));
+            let only = captures(pos, &|f| pos.for_each_capture_set(f));
             assert_eq!(all, only, "{}", pos.to_sfen());
             total += all.len();
+            in_check += usize::from(pos.in_check() && !all.is_empty());
+            let us = pos.side_to_move();
+            let king = pos.king(us);
+            let near = haitaka::king_attacks(us, king) & pos.board().colors(!us);
+            let taken = all.iter().filter(|m| m.from() == Some(king)).count();
+            by_king += taken;
+            king_kept_off += near.len() as usize - taken;
         }
-        assert!(total > 1000, "{total} captures");
+        // The king's captures (generated apart, `king_safe_on`) are covered:
+        // legal ones, and pieces next to the king it may not take.
+        assert!(total > 100_000, "{total} captures");
+        assert!(
+            in_check > 500,
+            "{in_check} positions in check with a capture"
+        );
+        assert!(by_king > 1_000, "{by_king} captures by the king");
+        assert!(
+            king_kept_off > 500,
+            "{king_kept_off} pieces next to a king it may not take"
+        );
     }
 
     #[test]
@@ -1006,23 +1080,7 @@ mod tests {
     fn has_legal_move_agrees_with_the_filtered_move_list() {
         // Every position of the bundled tournament games (played to the end:
         // checks and mates among them).
-        let mut positions = Vec::new();
-        for file in [
-            "040501.csa",
-            "olympiad2011-shokidoki-gps.csa",
-            "wcsc20-0504-7-gpsshogi-otsukishogi.csa",
-            "wcsc22-day3-7-ponanza.csa",
-            "wcsc23-day2-4-ponanza.csa",
-        ] {
-            let path = crate::testdata::fixture(&format!("tournament/{file}"));
-            let game = crate::record::read_file(&path).games.remove(0).unwrap();
-            let mut pos = game.start.clone();
-            positions.push(pos.clone());
-            for &mv in &game.moves {
-                pos.play(mv).unwrap();
-                positions.push(pos.clone());
-            }
-        }
+        let mut positions = crate::testdata::tournament_positions(false);
         positions.push(
             Position::from_sfen(
                 "p3pp1p1/1+S1p2k1l/2+L5n/1p1g2g1p/P1s5s/6p1g/LPK2+p+p+b+n/7+rg/1+b1L3+pr w Nsn5p 230",
