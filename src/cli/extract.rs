@@ -63,8 +63,8 @@ pub struct Args {
     /// Search every sibling to its exact value, for the reports' `value`
     /// column. Without it, a sibling at least as good as the game's move is
     /// searched only until that is proved, and its report line leaves the
-    /// value empty: the rows are the same either way, 1.4–1.8× faster with
-    /// the material labeller (docs/speed.md).
+    /// value empty: the rows are the same either way, about 1.6–2.1× faster
+    /// with the material labeller (docs/speed.md).
     #[arg(long)]
     exact_values: bool,
     /// Games extracted in parallel [default: all cores].
