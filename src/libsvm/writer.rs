@@ -37,26 +37,35 @@ pub fn write_row_qid<W: Write>(
     // Indices and the integer values the feature sets mostly report (attack
     // codes, counts, ones) are written digit by digit: the same text as `{}`
     // gives them, without the formatting machinery, which took a fifth of
-    // extraction's time. Other values go through `{}`.
-    let mut buf = [0u8; 32];
+    // extraction's time. Other values go through `{}`. The line is gathered
+    // in a buffer and written in a few calls: a call per feature cost more
+    // than the digits (the writer below hashes what it is given).
+    let mut line = [0u8; 1024];
+    let mut n = 0;
     for &(index, value) in row {
-        buf[0] = b' ';
-        let mut n = 1 + put_u32(&mut buf[1..], index);
-        buf[n] = b':';
+        if n + 32 > line.len() {
+            out.write_all(&line[..n])?;
+            n = 0;
+        }
+        line[n] = b' ';
+        n += 1;
+        n += put_u32(&mut line[n..], index);
+        line[n] = b':';
         n += 1;
         if value != 0.0 && value.fract() == 0.0 && value.abs() < 16_777_216.0 {
             if value < 0.0 {
-                buf[n] = b'-';
+                line[n] = b'-';
                 n += 1;
             }
-            n += put_u32(&mut buf[n..], value.abs() as u32);
-            out.write_all(&buf[..n])?;
+            n += put_u32(&mut line[n..], value.abs() as u32);
         } else {
-            out.write_all(&buf[..n])?;
+            out.write_all(&line[..n])?;
+            n = 0;
             write!(out, "{value}")?;
         }
     }
-    out.write_all(b"\n")
+    line[n] = b'\n';
+    out.write_all(&line[..=n])
 }
 
 /// Writes `n` in decimal at the start of `buf`; returns the number of digits.
