@@ -55,9 +55,9 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         // Labelling order, above the leaves: a move that gives no check leads
         // to a leaf that stands pat or does better for its side, so the move
         // is worth at most its value after (`Evaluator::value_after`; material:
-        // the balance plus its gain). Once the best score so far is at least
-        // that, the move cannot change best, alpha or the line: it is settled
-        // without playing it (`docs/speed.md`).
+        // the balance plus its gain). When that is at most alpha the move
+        // cannot raise alpha or enter the line: it is settled without playing
+        // it, its value after kept in the fail-soft best (`docs/speed.md`).
         let settle = self.mode.order == MoveOrder::Labelling && depth == 1;
         let mut zone = None;
         let original_alpha = alpha;
@@ -126,8 +126,9 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
 
     /// Can `mv` be settled unplayed? Only when it gives no check (a check
     /// may mate) and its value after ([`Evaluator::value_after`]) is at most
-    /// `best`: its child, which stands pat or does better for its side, is
-    /// then worth at most `best` to the mover. `zone` caches the position's
+    /// `alpha`: its child, which stands pat or does better for its side, is
+    /// then worth at most that value after to the mover, which is returned
+    /// (an upper bound of the move's score). `zone` caches the position's
     /// check zone.
     #[inline]
     fn settled(
@@ -230,7 +231,6 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             alpha = alpha.max(best);
             if self.mode.staged_captures() {
                 stages = Some(pos.capture_stages());
-                moves.clear();
             } else {
                 self.generate_captures(pos, &mut moves);
             }

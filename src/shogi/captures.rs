@@ -1,10 +1,9 @@
 //! Legal captures by victim, the most valuable first, generated one value
 //! class at a time ([`CaptureStages`]).
 //!
-//! The capped labeller's quiescence (`search/tree.rs`) stops at the first
-//! capture that refutes the node far more often than it searches them all:
-//! most of its cuts come from the first capture of the most valuable victim.
-//! `haitaka` generates a piece's whole legal set (every square it can reach,
+//! In the capped labeller's quiescence (`search/tree.rs`) about half of the
+//! nodes that generate captures are cut by their first one, nearly always a
+//! capture of the most valuable victim (`docs/speed.md`). `haitaka` generates a piece's whole legal set (every square it can reach,
 //! the king's safety on each) and [`Position::for_each_capture_set`] masks
 //! the captures out of them, for every piece that attacks anything, before
 //! the first capture is tried. Here the attacked enemy pieces are found
