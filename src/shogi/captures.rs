@@ -50,6 +50,8 @@ pub struct CaptureStages {
     attacked: BitBoard,
     /// The next class of [`CLASSES`] to generate.
     class: usize,
+    /// Checks, pins and the king, read once for every class.
+    legality: Legality,
 }
 
 impl Position {
@@ -64,6 +66,7 @@ impl Position {
         CaptureStages {
             attacked: self.board().colors(!self.side_to_move()) & self.attack_map(),
             class: 0,
+            legality: Legality::of(self),
         }
     }
 
@@ -182,7 +185,6 @@ impl CaptureStages {
     /// made from.
     pub fn next_class(&mut self, pos: &Position, out: &mut Vec<(Move, i32)>) -> bool {
         let board = pos.board();
-        let legality = Legality::of(pos);
         while self.class < CLASSES.len() && !self.attacked.is_empty() {
             let mut victims = BitBoard::EMPTY;
             for &piece in CLASSES[self.class] {
@@ -196,7 +198,7 @@ impl CaptureStages {
             self.attacked &= !victims;
             let start = out.len();
             for to in victims {
-                legality.add_captures_of(pos, to, out);
+                self.legality.add_captures_of(pos, to, out);
             }
             if out.len() > start {
                 out[start..].sort_by_key(|&(_, order)| order);
@@ -208,6 +210,7 @@ impl CaptureStages {
 }
 
 /// What decides which attacks of a position are legal captures.
+#[derive(Clone, Debug)]
 struct Legality {
     us: Color,
     checkers: BitBoard,
