@@ -67,7 +67,7 @@ pub struct Args {
     /// with the material labeller (docs/speed.md).
     #[arg(long)]
     exact_values: bool,
-    /// Games extracted in parallel [default: all cores].
+    /// Threads [default: all cores]: games, and the positions of each game, are labelled in parallel.
     #[arg(long)]
     jobs: Option<usize>,
     /// Extract the games that pass through a test opening's position too. By

@@ -39,6 +39,7 @@ use crate::libsvm::dataset::{
 };
 use crate::libsvm::write_row_qid;
 use crate::record::Game;
+use crate::shogi::{Move, Position};
 
 pub use manifest::{read_manifest, GameReport, MANIFEST};
 pub use names::{file_stems, game_name};
@@ -234,7 +235,7 @@ fn temp_path(path: &Path) -> PathBuf {
 /// Writes `rows/NAME.svm` and `reports/NAME.rows.csv` for `game` in `dir`,
 /// through temporary names; with `qid`, position k of the game (from 0) gets
 /// `qid:(qid + k)`.
-pub fn extract_game<F: FeatureSet, E: Evaluator>(
+pub fn extract_game<F: FeatureSet + Sync, E: Evaluator>(
     game: &Game,
     name: &str,
     dir: &Path,
@@ -276,8 +277,25 @@ pub fn extract_game<F: FeatureSet, E: Evaluator>(
     result
 }
 
+/// Positions of one game labelled in parallel before their text is written.
+const PLIES_PER_CHUNK: usize = 32;
+
+/// One labelled position's output: its rows and report lines, as bytes.
+#[derive(Default)]
+struct PlyText {
+    svm: Vec<u8>,
+    csv: Vec<u8>,
+    rows: u64,
+    nonzeros: u64,
+}
+
 /// Labels the game's positions and writes rows to `svm` and their description to `csv`.
-fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
+///
+/// The positions of one game are labelled in parallel (each thread with a
+/// [`Labeller::fork`] of `labeller`), so that a run of a few long games uses
+/// every core; their text is written in ply order, the same bytes as one
+/// labeller going through the plies.
+fn write_game<F: FeatureSet + Sync, E: Evaluator, W: Write>(
     game: &Game,
     features: &F,
     labeller: &mut Labeller<'_, E>,
@@ -293,59 +311,117 @@ fn write_game<F: FeatureSet, E: Evaluator, W: Write>(
     csv.write_all(b"ply,move,game_move,value,label\n")
         .map_err(io)?;
     labeller.set_exact_values(options.all_values_exact());
-    let mut builder = RowBuilder::new();
-    let mut rows: Vec<(u32, f32)> = Vec::new();
-    let mut offsets: Vec<usize> = Vec::new();
-    let mut siblings: Vec<Sibling> = Vec::new();
-    let mut counts = GameCounts::default();
+    let mut wanted: Vec<(usize, Position, Move)> = Vec::new();
     let mut pos = game.start.clone();
     for (ply, &mv) in game.moves.iter().enumerate() {
         if options.wants(ply) {
-            let view = pos.side_to_move();
-            rows.clear();
-            offsets.clear();
-            let g = labeller.label_position(&pos, mv, &mut siblings, |_, _, sibling, line| {
-                offsets.push(rows.len());
-                if options.rows_at == RowsAt::Leaf && !line.is_empty() {
-                    let mut leaf = sibling.clone();
-                    for &m in line {
-                        leaf.play_unchecked(m);
-                    }
-                    rows.extend_from_slice(builder.build(features, &leaf, view));
-                } else {
-                    rows.extend_from_slice(builder.build(features, sibling, view));
-                }
-            })?;
-            offsets.push(rows.len());
-            let group = qid.map(|q| q + counts.plies);
-            for (i, s) in siblings.iter().enumerate() {
-                let row = &rows[offsets[i]..offsets[i + 1]];
-                write_row_qid(svm, s.label, group, row).map_err(io)?;
-                // A value that is only a bound is left empty.
-                if s.exact {
-                    writeln!(
-                        csv,
-                        "{ply},{},{},{},{}",
-                        s.mv,
-                        (i == g) as u8,
-                        s.value,
-                        s.label
-                    )
-                } else {
-                    writeln!(csv, "{ply},{},{},,{}", s.mv, (i == g) as u8, s.label)
-                }
-                .map_err(io)?;
-                counts.nonzeros += row.len() as u64;
+            wanted.push((ply, pos.clone(), mv));
+            if !pos.is_legal(mv) {
+                // Its labelling reports the error; no later position exists.
+                break;
             }
-            counts.rows += siblings.len() as u64;
-            counts.plies += 1;
         }
         if options.max_plies.is_some_and(|m| ply + 1 >= m) {
             break;
         }
         pos.play_unchecked(mv);
     }
+    let template = &*labeller;
+    let mut counts = GameCounts::default();
+    // A chunk's text is held in memory until it is written: 32 positions
+    // keep both cores busy and a chunk of leaf rows within a few MB.
+    for (c, chunk) in wanted.chunks(PLIES_PER_CHUNK).enumerate() {
+        let texts: Vec<PlyText> = chunk
+            .par_iter()
+            .enumerate()
+            .map_init(
+                || (template.fork(), PlyBuffers::default()),
+                |(labeller, buffers), (k, (ply, pos, mv))| {
+                    let group = qid.map(|q| q + (c * PLIES_PER_CHUNK + k) as u64);
+                    buffers.label_ply(features, labeller, options, group, *ply, pos, *mv)
+                },
+            )
+            .collect::<Result<_, _>>()?;
+        for text in texts {
+            svm.write_all(&text.svm).map_err(io)?;
+            csv.write_all(&text.csv).map_err(io)?;
+            counts.rows += text.rows;
+            counts.nonzeros += text.nonzeros;
+            counts.plies += 1;
+        }
+    }
     Ok(counts)
+}
+
+/// A labelling thread's buffers, kept from position to position.
+#[derive(Default)]
+struct PlyBuffers {
+    builder: RowBuilder,
+    rows: Vec<(u32, f32)>,
+    offsets: Vec<usize>,
+    siblings: Vec<Sibling>,
+}
+
+impl PlyBuffers {
+    /// Labels the position at `ply` (`mv` the game's move there) and writes
+    /// its rows (query `group`) and report lines as text.
+    #[allow(clippy::too_many_arguments)]
+    fn label_ply<F: FeatureSet, E: Evaluator>(
+        &mut self,
+        features: &F,
+        labeller: &mut Labeller<'_, E>,
+        options: &ExtractOptions,
+        group: Option<u64>,
+        ply: usize,
+        pos: &Position,
+        mv: Move,
+    ) -> Result<PlyText, ExtractError> {
+        let view = pos.side_to_move();
+        let Self {
+            builder,
+            rows,
+            offsets,
+            siblings,
+        } = self;
+        rows.clear();
+        offsets.clear();
+        let g = labeller.label_position(pos, mv, siblings, |_, _, sibling, line| {
+            offsets.push(rows.len());
+            if options.rows_at == RowsAt::Leaf && !line.is_empty() {
+                let mut leaf = sibling.clone();
+                for &m in line {
+                    leaf.play_unchecked(m);
+                }
+                rows.extend_from_slice(builder.build(features, &leaf, view));
+            } else {
+                rows.extend_from_slice(builder.build(features, sibling, view));
+            }
+        })?;
+        offsets.push(rows.len());
+        let mut text = PlyText::default();
+        for (i, s) in siblings.iter().enumerate() {
+            let row = &rows[offsets[i]..offsets[i + 1]];
+            // Writing into memory cannot fail.
+            write_row_qid(&mut text.svm, s.label, group, row).expect("write to memory");
+            // A value that is only a bound is left empty.
+            if s.exact {
+                writeln!(
+                    text.csv,
+                    "{ply},{},{},{},{}",
+                    s.mv,
+                    (i == g) as u8,
+                    s.value,
+                    s.label
+                )
+            } else {
+                writeln!(text.csv, "{ply},{},{},,{}", s.mv, (i == g) as u8, s.label)
+            }
+            .expect("write to memory");
+            text.nonzeros += row.len() as u64;
+        }
+        text.rows = siblings.len() as u64;
+        Ok(text)
+    }
 }
 
 /// Summary of a run.

@@ -410,3 +410,109 @@ fn three_shards_merged_equal_one_run_byte_for_byte() {
         let _ = fs::remove_dir_all(d);
     }
 }
+
+/// The rows and report of one tournament game through `extract_game`, in a
+/// rayon pool of `threads`, with query ids; the game's bytes and counts.
+fn tournament_game_text(threads: usize, exact: bool) -> (Vec<(String, Vec<u8>)>, GameCounts) {
+    let path = crate::testdata::fixture("tournament/wcsc22-day3-7-ponanza.csa");
+    let game = crate::record::read_file(&path).games.remove(0).unwrap();
+    let dir = scratch(&format!("chunks-{threads}-{exact}"));
+    fs::create_dir_all(dir.join("rows")).unwrap();
+    fs::create_dir_all(dir.join("reports")).unwrap();
+    let options = ExtractOptions {
+        skip_opening: 3,
+        exact_values: exact,
+        rows_at: if exact { RowsAt::Leaf } else { RowsAt::Sibling },
+        ..ExtractOptions::default()
+    };
+    let features: Features = "relation,material,kp".parse().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let counts = pool.install(|| {
+        let mut labeller = Labeller::new(&Material, LabelOptions::default());
+        extract_game(
+            &game,
+            "g",
+            &dir,
+            &features,
+            &mut labeller,
+            &options,
+            Some(100),
+        )
+        .unwrap()
+    });
+    let out = files(&dir);
+    let _ = fs::remove_dir_all(&dir);
+    (out, counts)
+}
+
+#[test]
+fn a_game_labelled_in_parallel_chunks_is_written_as_in_one_pass() {
+    // The positions of one game are labelled in chunks across threads; the
+    // bytes must not depend on how many threads there are (one thread goes
+    // through the plies in order with one labeller), for capped values and
+    // for exact values with rows at the leaf (whose lines a labeller's
+    // history could change), and the query ids run on across chunks.
+    for exact in [false, true] {
+        let (one, one_counts) = tournament_game_text(1, exact);
+        let (two, two_counts) = tournament_game_text(2, exact);
+        assert_eq!(one.len(), 2);
+        assert!(one == two, "exact {exact}: the bytes differ with 2 threads");
+        assert_eq!(
+            (one_counts.rows, one_counts.plies, one_counts.rows_hash),
+            (two_counts.rows, two_counts.plies, two_counts.rows_hash)
+        );
+        // More than two chunks of positions, each position one query id,
+        // numbered from 100 without a gap.
+        let plies = one_counts.plies;
+        assert!(plies > 2 * PLIES_PER_CHUNK as u64, "{plies} positions");
+        let rows = std::str::from_utf8(&one.iter().find(|(p, _)| p.ends_with(".svm")).unwrap().1)
+            .unwrap()
+            .to_owned();
+        let mut groups: Vec<u64> = rows
+            .lines()
+            .map(|l| {
+                l.split(' ')
+                    .nth(1)
+                    .unwrap()
+                    .strip_prefix("qid:")
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        groups.dedup();
+        assert_eq!(groups, (100..100 + plies).collect::<Vec<u64>>());
+    }
+}
+
+#[test]
+fn an_illegal_game_move_is_an_error_not_a_panic() {
+    // Records are replayed by their readers, but a `Game` built by hand may
+    // hold an illegal move: extraction stops there with the labeller's error
+    // and plays nothing past it.
+    let path = crate::testdata::fixture("tournament/040501.csa");
+    let mut game = crate::record::read_file(&path).games.remove(0).unwrap();
+    // Black's first move again at ply 1 (White to move): not White's move.
+    game.moves[1] = game.moves[0];
+    let dir = scratch("illegal");
+    fs::create_dir_all(dir.join("rows")).unwrap();
+    fs::create_dir_all(dir.join("reports")).unwrap();
+    let mut labeller = Labeller::new(&Material, LabelOptions::default());
+    let e = extract_game(
+        &game,
+        "g",
+        &dir,
+        &relation(),
+        &mut labeller,
+        &ExtractOptions::default(),
+        None,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("is not legal"), "{e}");
+    // No rows file is left for the game.
+    assert!(!rows_path(&dir, "g").exists());
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -154,6 +154,7 @@ pub struct Sibling {
 /// Labels every legal move of a position, reusing its buffers between positions.
 #[derive(Debug)]
 pub struct Labeller<'e, E: Evaluator> {
+    eval: &'e E,
     searcher: Searcher<'e, E>,
     options: LabelOptions,
     siblings: Siblings,
@@ -168,6 +169,7 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
     /// A labeller with evaluator `eval` and checked `options`.
     pub fn new(eval: &'e E, options: LabelOptions) -> Self {
         let mut labeller = Self {
+            eval,
             searcher: Searcher::labelling(eval, options.quiescence),
             options,
             siblings: Siblings::new(),
@@ -177,6 +179,16 @@ impl<'e, E: Evaluator> Labeller<'e, E> {
             exact_values: false,
         };
         labeller.set_exact_values(false);
+        labeller
+    }
+
+    /// A new labeller with this one's evaluator and settings (exact values
+    /// or not) and buffers of its own: another thread's, for labelling other
+    /// positions of the same game. Labels, values and lines do not depend on
+    /// which labeller searched a position, nor on what it searched before.
+    pub fn fork(&self) -> Self {
+        let mut labeller = Self::new(self.eval, self.options);
+        labeller.set_exact_values(self.exact_values);
         labeller
     }
 
