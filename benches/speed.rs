@@ -5,7 +5,8 @@
 //!    `../shared/kifu/pro`, plies 20–79, rows of the default `relation` set,
 //!    written to files as `extract` writes them, games in parallel on every
 //!    core) with the material labeller and with a model labeller, and the
-//!    ratio of their times per row; and with the material labeller searching
+//!    ratio of their times per row (each the median of three passes); and
+//!    with the material labeller searching
 //!    every sibling to its exact value (`--exact-values`, what every
 //!    extraction did before siblings were capped at the game's move);
 //! 2. evaluations/s of material, of a `relation` model and of a
@@ -64,9 +65,33 @@ fn cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-/// Rows per second of extracting `games` with labeller `eval`, all cores
-/// (wall, and per CPU second); and the row count.
+/// Passes of each extraction: one pass of the bench's games takes about
+/// 0.4 s, short enough for one disturbance of the shared machine to move it.
+const EXTRACT_PASSES: usize = 3;
+
+/// Rows per second of extracting `games` with labeller `eval`, all cores:
+/// the median of [`EXTRACT_PASSES`] passes (wall, and per CPU second), the
+/// slowest and fastest pass's wall rates, and the row count.
 fn extract_rate<E: Evaluator>(
+    games: &[Game],
+    eval: &E,
+    exact_values: bool,
+    tag: &str,
+) -> (f64, f64, [f64; 2], u64) {
+    let mut passes: Vec<(f64, f64)> = Vec::new();
+    let mut rows = 0;
+    for _ in 0..EXTRACT_PASSES {
+        let (wall, cpu, n) = extract_pass(games, eval, exact_values, tag);
+        passes.push((wall, cpu));
+        rows = n;
+    }
+    passes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (wall, cpu) = passes[passes.len() / 2];
+    (wall, cpu, [passes[0].0, passes[passes.len() - 1].0], rows)
+}
+
+/// One pass of [`extract_rate`].
+fn extract_pass<E: Evaluator>(
     games: &[Game],
     eval: &E,
     exact_values: bool,
@@ -211,21 +236,23 @@ fn main() {
         model.features
     );
 
-    let (exact_rows, exact_cpu, n) = extract_rate(&games, &Material, true, "exact");
+    println!("extraction: the median of {EXTRACT_PASSES} passes [slowest, fastest pass]");
+    let (exact_rows, exact_cpu, [lo, hi], n) = extract_rate(&games, &Material, true, "exact");
     println!(
-        "extract, material, exact:   {exact_rows:>10.0} rows/s wall, {exact_cpu:>8.0} rows per CPU second ({n} rows; --exact-values)"
+        "extract, material, exact:   {exact_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {exact_cpu:>8.0} rows per CPU second ({n} rows; --exact-values)"
     );
-    let (material_rows, material_cpu, n) = extract_rate(&games, &Material, false, "material");
+    let (material_rows, material_cpu, [lo, hi], n) =
+        extract_rate(&games, &Material, false, "material");
     println!(
-        "extract, material labeller: {material_rows:>10.0} rows/s wall, {material_cpu:>8.0} rows per CPU second ({n} rows)"
+        "extract, material labeller: {material_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {material_cpu:>8.0} rows per CPU second ({n} rows)"
     );
     println!(
         "  capped/exact rows per CPU second: {:.2}",
         material_cpu / exact_cpu
     );
-    let (model_rows, model_cpu, n) = extract_rate(&games, &model, false, "model");
+    let (model_rows, model_cpu, [lo, hi], n) = extract_rate(&games, &model, false, "model");
     println!(
-        "extract, model labeller:    {model_rows:>10.0} rows/s wall, {model_cpu:>8.0} rows per CPU second ({n} rows)"
+        "extract, model labeller:    {model_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {model_cpu:>8.0} rows per CPU second ({n} rows)"
     );
     println!(
         "  model/material time per row: {:.2} wall, {:.2} CPU",
