@@ -48,9 +48,13 @@ pub struct PieceEffect {
 
 /// Effects of every piece on a board and coverage per square, computed once
 /// per position without allocating (at most 40 pieces stand on a board).
-#[derive(Clone, Debug)]
+///
+/// The entries past the pieces are left unwritten (`MaybeUninit`): filling
+/// all 40 (1.3 KB) for every position cost 6–8% of a `relation` model's
+/// evaluation (`docs/speed.md`).
+#[derive(Clone)]
 pub struct Effects {
-    pieces: [PieceEffect; 40],
+    pieces: [std::mem::MaybeUninit<PieceEffect>; 40],
     len: usize,
     covered: [BitBoard; 2],
 }
@@ -68,14 +72,8 @@ impl Effects {
     pub fn new(pos: &Position) -> Self {
         let board = pos.board();
         let occupied = board.occupied();
-        let blank = PieceEffect {
-            square: Square::A1,
-            color: Color::Black,
-            piece: Piece::Pawn,
-            effect: BitBoard::EMPTY,
-        };
         let mut effects = Self {
-            pieces: [blank; 40],
+            pieces: [std::mem::MaybeUninit::uninit(); 40],
             len: 0,
             covered: [BitBoard::EMPTY; 2],
         };
@@ -108,21 +106,25 @@ impl Effects {
             let effect = piece_effect(color, piece, square, occupied);
             self.covered[color as usize] |= effect;
             if self.len < self.pieces.len() {
-                self.pieces[self.len] = PieceEffect {
+                self.pieces[self.len] = std::mem::MaybeUninit::new(PieceEffect {
                     square,
                     color,
                     piece,
                     effect,
-                };
+                });
                 self.len += 1;
             }
         }
     }
 
     /// Every piece on the board with its effect (Black's first, then White's).
+    ///
+    /// The order is part of the evaluation: a model's `f32` sum follows it.
     #[inline(always)]
     pub fn pieces(&self) -> &[PieceEffect] {
-        &self.pieces[..self.len]
+        // SAFETY: `add_kind` writes entries 0..len in order before raising
+        // `len`, and `MaybeUninit<T>` has the layout of `T`.
+        unsafe { std::slice::from_raw_parts(self.pieces.as_ptr().cast::<PieceEffect>(), self.len) }
     }
 
     /// Is `square` covered by at least one piece of `color`?
@@ -148,6 +150,15 @@ impl Effects {
             }
         }
         counts
+    }
+}
+
+impl std::fmt::Debug for Effects {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Effects")
+            .field("pieces", &self.pieces())
+            .field("covered", &self.covered)
+            .finish()
     }
 }
 
