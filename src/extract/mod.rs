@@ -327,6 +327,12 @@ fn write_game<F: FeatureSet + Sync, E: Evaluator, W: Write>(
         pos.play_unchecked(mv);
     }
     let template = &*labeller;
+    // One labeller per thread for the whole game, forked when the thread
+    // first takes one of its positions (a rayon worker runs no other job
+    // while it labels, so a slot is never wanted twice at once).
+    let labellers: Vec<Mutex<Option<Labeller<'_, E>>>> = (0..rayon::current_num_threads())
+        .map(|_| Mutex::new(None))
+        .collect();
     let mut counts = GameCounts::default();
     // A chunk's text is held in memory until it is written: 32 positions
     // keep both cores busy and a chunk of leaf rows within a few MB.
@@ -334,13 +340,15 @@ fn write_game<F: FeatureSet + Sync, E: Evaluator, W: Write>(
         let texts: Vec<PlyText> = chunk
             .par_iter()
             .enumerate()
-            .map_init(
-                || (template.fork(), PlyBuffers::default()),
-                |(labeller, buffers), (k, (ply, pos, mv))| {
-                    let group = qid.map(|q| q + (c * PLIES_PER_CHUNK + k) as u64);
-                    buffers.label_ply(features, labeller, options, group, *ply, pos, *mv)
-                },
-            )
+            .map_init(PlyBuffers::default, |buffers, (k, (ply, pos, mv))| {
+                let thread = rayon::current_thread_index().unwrap_or(0) % labellers.len();
+                let mut slot = labellers[thread]
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let labeller = slot.get_or_insert_with(|| template.fork());
+                let group = qid.map(|q| q + (c * PLIES_PER_CHUNK + k) as u64);
+                buffers.label_ply(features, labeller, options, group, *ply, pos, *mv)
+            })
             .collect::<Result<_, _>>()?;
         for text in texts {
             svm.write_all(&text.svm).map_err(io)?;
