@@ -30,9 +30,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use kifulearn::eval::{load_linear, Evaluator, Linear, Material};
+use kifulearn::extract::schedule::each_in_order;
 use kifulearn::extract::{extract_game, ExtractOptions};
 use kifulearn::features::{Features, Relation, RowBuilder};
 use kifulearn::label::{LabelOptions, Labeller};
@@ -109,26 +108,23 @@ fn extract_pass<E: Evaluator>(
     };
     let start = Instant::now();
     let cpu = cpu_seconds();
-    let rows: u64 = games
-        .par_iter()
-        .enumerate()
-        .map_init(
-            || Labeller::new(eval, LabelOptions::default()),
-            |labeller, (i, game)| {
-                extract_game(
-                    game,
-                    &format!("g{i}"),
-                    &dir,
-                    &features,
-                    labeller,
-                    &options,
-                    None,
-                )
-                .unwrap()
-                .rows
-            },
+    // Games taken as `extract` takes them.
+    let rows: u64 = each_in_order(games.len(), |i| {
+        let mut labeller = Labeller::new(eval, LabelOptions::default());
+        extract_game(
+            &games[i],
+            &format!("g{i}"),
+            &dir,
+            &features,
+            &mut labeller,
+            &options,
+            None,
         )
-        .sum();
+        .map(|counts| counts.rows)
+    })
+    .unwrap()
+    .into_iter()
+    .sum();
     let secs = start.elapsed().as_secs_f64();
     let cpu = cpu
         .and_then(|c| Some(cpu_seconds()? - c))

@@ -20,6 +20,7 @@ pub mod lock;
 pub mod manifest;
 pub mod merge;
 pub mod names;
+pub mod schedule;
 
 use std::collections::HashSet;
 use std::fs::{self, File};
@@ -339,6 +340,7 @@ fn write_game<F: FeatureSet + Sync, E: Evaluator, W: Write>(
     for (c, chunk) in wanted.chunks(PLIES_PER_CHUNK).enumerate() {
         let texts: Vec<PlyText> = chunk
             .par_iter()
+            .with_max_len(1)
             .enumerate()
             .map_init(PlyBuffers::default, |buffers, (k, (ply, pos, mv))| {
                 let thread = rayon::current_thread_index().unwrap_or(0) % labellers.len();
@@ -517,60 +519,59 @@ where
     };
     let log = Mutex::new(manifest::open_log(dir, &keep)?);
     let redone = Mutex::new(Vec::new());
-    let results: Vec<(GameReport, bool)> = mine
-        .par_iter()
-        .map_init(
-            || Labeller::new(eval, options.label),
-            |labeller, (job, game_options, qid)| {
-                if let Some(done) = previous.get(&job.name) {
-                    match manifest::stale_reason(dir, done, &job.source, game_options) {
-                        None => {
-                            on_game(done, true);
-                            return Ok((done.clone(), true));
-                        }
-                        Some(why) => {
-                            if let Ok(mut r) = redone.lock() {
-                                r.push((job.name.clone(), why));
-                            }
+    // Games in job order, each thread helping with the positions of the
+    // games under way before it starts another.
+    let results: Vec<(GameReport, bool)> =
+        schedule::each_in_order(mine.len(), |i| -> io::Result<(GameReport, bool)> {
+            let (job, game_options, qid) = &mine[i];
+            if let Some(done) = previous.get(&job.name) {
+                match manifest::stale_reason(dir, done, &job.source, game_options) {
+                    None => {
+                        on_game(done, true);
+                        return Ok((done.clone(), true));
+                    }
+                    Some(why) => {
+                        if let Ok(mut r) = redone.lock() {
+                            r.push((job.name.clone(), why));
                         }
                     }
                 }
-                let start = Instant::now();
-                let (counts, status) = match &job.game {
-                    Err(e) => (GameCounts::default(), format!("error: {e}")),
-                    Ok(game) => {
-                        match extract_game(game, &job.name, dir, features, labeller, options, *qid)
-                        {
-                            Ok(c) => (c, "ok".to_string()),
-                            Err(e) => (GameCounts::default(), format!("error: {e}")),
-                        }
+            }
+            let start = Instant::now();
+            let (counts, status) = match &job.game {
+                Err(e) => (GameCounts::default(), format!("error: {e}")),
+                Ok(game) => {
+                    let mut labeller = Labeller::new(eval, options.label);
+                    match extract_game(game, &job.name, dir, features, &mut labeller, options, *qid)
+                    {
+                        Ok(c) => (c, "ok".to_string()),
+                        Err(e) => (GameCounts::default(), format!("error: {e}")),
                     }
-                };
-                if status != "ok" {
-                    // Files an earlier run left for this game are no longer its rows.
-                    remove_if_present(&rows_path(dir, &job.name))?;
-                    remove_if_present(&report_path(dir, &job.name))?;
                 }
-                let report = GameReport {
-                    game: job.name.clone(),
-                    source: job.source.clone(),
-                    plies: counts.plies,
-                    rows: counts.rows,
-                    nonzeros: counts.nonzeros,
-                    seconds: start.elapsed().as_secs_f64(),
-                    status,
-                    options: game_options.clone(),
-                    rows_hash: counts.rows_hash,
-                    report_hash: counts.report_hash,
-                };
-                if let Ok(mut log) = log.lock() {
-                    manifest::log_line(&mut log, &report)?;
-                }
-                on_game(&report, false);
-                Ok((report, false))
-            },
-        )
-        .collect::<io::Result<_>>()?;
+            };
+            if status != "ok" {
+                // Files an earlier run left for this game are no longer its rows.
+                remove_if_present(&rows_path(dir, &job.name))?;
+                remove_if_present(&report_path(dir, &job.name))?;
+            }
+            let report = GameReport {
+                game: job.name.clone(),
+                source: job.source.clone(),
+                plies: counts.plies,
+                rows: counts.rows,
+                nonzeros: counts.nonzeros,
+                seconds: start.elapsed().as_secs_f64(),
+                status,
+                options: game_options.clone(),
+                rows_hash: counts.rows_hash,
+                report_hash: counts.report_hash,
+            };
+            if let Ok(mut log) = log.lock() {
+                manifest::log_line(&mut log, &report)?;
+            }
+            on_game(&report, false);
+            Ok((report, false))
+        })?;
     drop(log);
     let resumed = results.iter().filter(|r| r.1).count();
     let reports: Vec<GameReport> = results.into_iter().map(|r| r.0).collect();

@@ -516,3 +516,57 @@ fn an_illegal_game_move_is_an_error_not_a_panic() {
     assert!(!rows_path(&dir, "g").exists());
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_run_in_two_threads_writes_what_one_thread_writes_in_job_order() {
+    // Games taken from a shared counter, each thread helping with the other's
+    // positions first: the files, the manifest's order and its hashes are
+    // those of one thread.
+    let jobs = floodgate_jobs(12);
+    let options = ExtractOptions {
+        skip_opening: 4,
+        max_plies: Some(40),
+        qid: true,
+        ..ExtractOptions::default()
+    };
+    let mut runs = Vec::new();
+    for threads in [1, 2] {
+        let dir = scratch(&format!("run-threads-{threads}"));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let summary = pool
+            .install(|| run(&jobs, &dir, &relation(), &Material, &options, |_, _| {}))
+            .unwrap();
+        let manifest: Vec<(String, String, String, u64)> = read_manifest_lines_in_order(&dir);
+        let reports: Vec<(String, String, String, u64)> = summary
+            .reports
+            .iter()
+            .map(|r| {
+                (
+                    r.game.clone(),
+                    r.rows_hash.clone(),
+                    r.report_hash.clone(),
+                    r.rows,
+                )
+            })
+            .collect();
+        assert_eq!(manifest, reports);
+        let names: Vec<&str> = reports.iter().map(|r| r.0.as_str()).collect();
+        let wanted: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, wanted);
+        assert!(summary.reports.iter().all(|r| r.is_ok() && r.rows > 0));
+        runs.push((files(&dir), reports));
+        let _ = fs::remove_dir_all(&dir);
+    }
+    assert!(runs[0] == runs[1], "one thread and two differ");
+}
+
+/// The manifest's games in its order, with their hashes and row counts.
+fn read_manifest_lines_in_order(dir: &Path) -> Vec<(String, String, String, u64)> {
+    manifest::read_manifest_lines(dir)
+        .into_iter()
+        .map(|r| (r.game, r.rows_hash, r.report_hash, r.rows))
+        .collect()
+}
