@@ -31,10 +31,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use kifulearn::eval::{load_linear, Evaluator, Linear, Material};
-use kifulearn::extract::schedule::each_in_order;
-use kifulearn::extract::{extract_game, ExtractOptions};
+use kifulearn::extract::{self, ExtractOptions, GameJob};
 use kifulearn::features::{Features, Relation, RowBuilder};
-use kifulearn::label::{LabelOptions, Labeller};
 use kifulearn::record::{read_file, Game};
 use kifulearn::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::shogi::Position;
@@ -72,7 +70,7 @@ const EXTRACT_PASSES: usize = 3;
 /// the median of [`EXTRACT_PASSES`] passes (wall, and per CPU second), the
 /// slowest and fastest pass's wall rates, and the row count.
 fn extract_rate<E: Evaluator>(
-    games: &[Game],
+    jobs: &[GameJob],
     eval: &E,
     exact_values: bool,
     tag: &str,
@@ -80,7 +78,7 @@ fn extract_rate<E: Evaluator>(
     let mut passes: Vec<(f64, f64)> = Vec::new();
     let mut rows = 0;
     for _ in 0..EXTRACT_PASSES {
-        let (wall, cpu, n) = extract_pass(games, eval, exact_values, tag);
+        let (wall, cpu, n) = extract_pass(jobs, eval, exact_values, tag);
         passes.push((wall, cpu));
         rows = n;
     }
@@ -91,14 +89,13 @@ fn extract_rate<E: Evaluator>(
 
 /// One pass of [`extract_rate`].
 fn extract_pass<E: Evaluator>(
-    games: &[Game],
+    jobs: &[GameJob],
     eval: &E,
     exact_values: bool,
     tag: &str,
 ) -> (f64, f64, u64) {
     let dir = std::env::temp_dir().join(format!("kifulearn-speed-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("rows")).unwrap();
-    std::fs::create_dir_all(dir.join("reports")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
     let features: Features = "relation".parse().unwrap();
     let options = ExtractOptions {
         skip_opening: 20,
@@ -108,23 +105,9 @@ fn extract_pass<E: Evaluator>(
     };
     let start = Instant::now();
     let cpu = cpu_seconds();
-    // Games taken as `extract` takes them.
-    let rows: u64 = each_in_order(games.len(), |i| {
-        let mut labeller = Labeller::new(eval, LabelOptions::default());
-        extract_game(
-            &games[i],
-            &format!("g{i}"),
-            &dir,
-            &features,
-            &mut labeller,
-            &options,
-            None,
-        )
-        .map(|counts| counts.rows)
-    })
-    .unwrap()
-    .into_iter()
-    .sum();
+    // Through `extract`'s own run (its manifest and dataset description included).
+    let summary = extract::run(jobs, &dir, &features, eval, &options, |_, _| {}).unwrap();
+    let rows: u64 = summary.reports.iter().map(|r| r.rows).sum();
     let secs = start.elapsed().as_secs_f64();
     let cpu = cpu
         .and_then(|c| Some(cpu_seconds()? - c))
@@ -233,12 +216,21 @@ fn main() {
     );
 
     println!("extraction: the median of {EXTRACT_PASSES} passes [slowest, fastest pass]");
-    let (exact_rows, exact_cpu, [lo, hi], n) = extract_rate(&games, &Material, true, "exact");
+    let jobs: Vec<GameJob> = games
+        .iter()
+        .enumerate()
+        .map(|(i, game)| GameJob {
+            name: format!("g{i}"),
+            source: format!("{}#0", game.source.path.display()),
+            game: Ok(game.clone()),
+        })
+        .collect();
+    let (exact_rows, exact_cpu, [lo, hi], n) = extract_rate(&jobs, &Material, true, "exact");
     println!(
         "extract, material, exact:   {exact_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {exact_cpu:>8.0} rows per CPU second ({n} rows; --exact-values)"
     );
     let (material_rows, material_cpu, [lo, hi], n) =
-        extract_rate(&games, &Material, false, "material");
+        extract_rate(&jobs, &Material, false, "material");
     println!(
         "extract, material labeller: {material_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {material_cpu:>8.0} rows per CPU second ({n} rows)"
     );
@@ -246,7 +238,7 @@ fn main() {
         "  capped/exact rows per CPU second: {:.2}",
         material_cpu / exact_cpu
     );
-    let (model_rows, model_cpu, [lo, hi], n) = extract_rate(&games, &model, false, "model");
+    let (model_rows, model_cpu, [lo, hi], n) = extract_rate(&jobs, &model, false, "model");
     println!(
         "extract, model labeller:    {model_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {model_cpu:>8.0} rows per CPU second ({n} rows)"
     );

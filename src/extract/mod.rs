@@ -236,6 +236,10 @@ fn temp_path(path: &Path) -> PathBuf {
 /// Writes `rows/NAME.svm` and `reports/NAME.rows.csv` for `game` in `dir`,
 /// through temporary names; with `qid`, position k of the game (from 0) gets
 /// `qid:(qid + k)`.
+///
+/// The positions are labelled on every thread of the current rayon pool,
+/// each with a [`Labeller::fork`] of `labeller`, and written in ply order:
+/// the same bytes as one labeller going through the plies.
 pub fn extract_game<F: FeatureSet + Sync, E: Evaluator>(
     game: &Game,
     name: &str,
@@ -245,80 +249,178 @@ pub fn extract_game<F: FeatureSet + Sync, E: Evaluator>(
     options: &ExtractOptions,
     qid: Option<u64>,
 ) -> Result<GameCounts, ExtractError> {
-    let svm_path = rows_path(dir, name);
-    let csv_path = report_path(dir, name);
-    let svm_tmp = temp_path(&svm_path);
-    let csv_tmp = temp_path(&csv_path);
-    let io_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| ExtractError::Io { path, source }
-    };
-    let result = (|| {
-        let create = |p: &Path| {
-            File::create(p)
-                .map(|f| HashingWriter::new(BufWriter::new(f)))
-                .map_err(io_err(p))
-        };
-        let mut svm = create(&svm_tmp)?;
-        let mut csv = create(&csv_tmp)?;
-        let mut counts = write_game(game, features, labeller, options, qid, &mut svm, &mut csv)?;
-        svm.flush().map_err(io_err(&svm_tmp))?;
-        csv.flush().map_err(io_err(&csv_tmp))?;
-        let ((_, svm_hash), (_, csv_hash)) = (svm.into_parts(), csv.into_parts());
-        counts.rows_hash = svm_hash.hex();
-        counts.report_hash = csv_hash.hex();
-        fs::rename(&svm_tmp, &svm_path).map_err(io_err(&svm_path))?;
-        fs::rename(&csv_tmp, &csv_path).map_err(io_err(&csv_path))?;
-        Ok(counts)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&svm_tmp);
-        let _ = fs::remove_file(&csv_tmp);
-    }
-    result
-}
-
-/// Positions of one game labelled in parallel before their text is written.
-const PLIES_PER_CHUNK: usize = 32;
-
-/// One labelled position's output: its rows and report lines, as bytes.
-#[derive(Default)]
-struct PlyText {
-    svm: Vec<u8>,
-    csv: Vec<u8>,
-    rows: u64,
-    nonzeros: u64,
-}
-
-/// Labels the game's positions and writes rows to `svm` and their description to `csv`.
-///
-/// The positions of one game are labelled in parallel (each thread with a
-/// [`Labeller::fork`] of `labeller`), so that a run of a few long games uses
-/// every core; their text is written in ply order, the same bytes as one
-/// labeller going through the plies.
-fn write_game<F: FeatureSet + Sync, E: Evaluator, W: Write>(
-    game: &Game,
-    features: &F,
-    labeller: &mut Labeller<'_, E>,
-    options: &ExtractOptions,
-    qid: Option<u64>,
-    svm: &mut W,
-    csv: &mut W,
-) -> Result<GameCounts, ExtractError> {
-    let io = |source| ExtractError::Io {
-        path: PathBuf::from(&game.source.path),
-        source,
-    };
-    csv.write_all(b"ply,move,game_move,value,label\n")
-        .map_err(io)?;
     labeller.set_exact_values(options.all_values_exact());
-    let mut wanted: Vec<(usize, Position, Move)> = Vec::new();
+    let extraction = Extraction {
+        dir,
+        features,
+        options,
+        labeller,
+        count: 1,
+        before: |_| Ok(Start::Label(name, game, qid)),
+        after: |_, counts, _| Ok(counts),
+    };
+    let done: io::Result<Vec<Result<GameCounts, ExtractError>>> =
+        schedule::label_games(&extraction);
+    done.expect("no step of one game stops a run")
+        .pop()
+        .expect("one game")
+}
+
+/// Games to extract as [`schedule::label_games`] labels them, shared by
+/// [`run`] and [`extract_game`]: `before(i)` names game i's record, file
+/// stem and first query id (or gives its result without labelling it: a
+/// resumed or unreadable game), `after(i, counts, seconds)` makes the result
+/// of a game labelled.
+struct Extraction<'a, F, E: Evaluator, B, A> {
+    dir: &'a Path,
+    features: &'a F,
+    options: &'a ExtractOptions,
+    /// What every thread's labeller is forked from.
+    labeller: &'a Labeller<'a, E>,
+    count: usize,
+    before: B,
+    after: A,
+}
+
+/// What [`Extraction`]'s `before` says of a game: label it (its file stem,
+/// record and first query id), or take this result.
+enum Start<'a, D> {
+    Label(&'a str, &'a Game, Option<u64>),
+    Done(D),
+}
+
+/// An open game's positions, each with its game move, and its first query id.
+struct GamePositions {
+    wanted: Vec<(usize, Position, Move)>,
+    qid: Option<u64>,
+}
+
+/// A file written under its temporary name, renamed to `path` when complete.
+struct TempFile {
+    tmp: PathBuf,
+    path: PathBuf,
+    writer: HashingWriter<BufWriter<File>>,
+}
+
+/// An open game's output files (written under temporary names), what went
+/// into them, and the first error.
+struct GameSink {
+    files: Option<[TempFile; 2]>,
+    counts: GameCounts,
+    error: Option<ExtractError>,
+    start: Instant,
+    source: PathBuf,
+}
+
+impl GameSink {
+    /// Creates game `name`'s two temporary files in `dir`, the report's header written.
+    fn create(dir: &Path, name: &str, source: PathBuf) -> Self {
+        let start = Instant::now();
+        let create = |path: PathBuf| {
+            let tmp = temp_path(&path);
+            match File::create(&tmp) {
+                Ok(f) => Ok(TempFile {
+                    tmp,
+                    path,
+                    writer: HashingWriter::new(BufWriter::new(f)),
+                }),
+                Err(source) => Err(ExtractError::Io { path: tmp, source }),
+            }
+        };
+        let mut sink = Self {
+            files: None,
+            counts: GameCounts::default(),
+            error: None,
+            start,
+            source,
+        };
+        match (create(rows_path(dir, name)), create(report_path(dir, name))) {
+            (Ok(svm), Ok(csv)) => sink.files = Some([svm, csv]),
+            (Err(e), other) | (other, Err(e)) => {
+                if let Ok(file) = other {
+                    let _ = fs::remove_file(file.tmp);
+                }
+                sink.error = Some(e);
+            }
+        }
+        sink.write(b"ply,move,game_move,value,label\n", 1);
+        sink
+    }
+
+    /// Writes `bytes` to file `f` (0 rows, 1 report) unless an error came first.
+    fn write(&mut self, bytes: &[u8], f: usize) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some(files) = &mut self.files {
+            if let Err(source) = files[f].writer.write_all(bytes) {
+                self.error = Some(ExtractError::Io {
+                    path: self.source.clone(),
+                    source,
+                });
+            }
+        }
+    }
+
+    /// Renames the complete files into place, with their hashes in the
+    /// counts; after an error, removes them and gives the error.
+    fn close(mut self) -> Result<GameCounts, ExtractError> {
+        let Some(files) = self.files.take() else {
+            return Err(self.error.expect("no files without an error"));
+        };
+        let mut hashes = Vec::new();
+        let mut paths = Vec::new();
+        for TempFile {
+            tmp,
+            path,
+            mut writer,
+        } in files
+        {
+            if self.error.is_none() {
+                if let Err(source) = writer.flush() {
+                    self.error = Some(ExtractError::Io {
+                        path: tmp.clone(),
+                        source,
+                    });
+                }
+            }
+            let (_, hash) = writer.into_parts();
+            hashes.push(hash.hex());
+            paths.push((tmp, path));
+        }
+        if self.error.is_none() {
+            for (tmp, path) in &paths {
+                if let Err(source) = fs::rename(tmp, path) {
+                    self.error = Some(ExtractError::Io {
+                        path: path.clone(),
+                        source,
+                    });
+                    break;
+                }
+            }
+        }
+        if let Some(e) = self.error {
+            for (tmp, _) in &paths {
+                let _ = fs::remove_file(tmp);
+            }
+            return Err(e);
+        }
+        self.counts.report_hash = hashes.pop().expect("two files");
+        self.counts.rows_hash = hashes.pop().expect("two files");
+        Ok(self.counts)
+    }
+}
+
+/// The positions of `game` that `options` wants, each with the game's move
+/// there; the replay stops at the first wanted move that is not legal
+/// (whose labelling reports the error; no later position exists).
+fn wanted_positions(game: &Game, options: &ExtractOptions) -> Vec<(usize, Position, Move)> {
+    let mut wanted = Vec::new();
     let mut pos = game.start.clone();
     for (ply, &mv) in game.moves.iter().enumerate() {
         if options.wants(ply) {
             wanted.push((ply, pos.clone(), mv));
             if !pos.is_legal(mv) {
-                // Its labelling reports the error; no later position exists.
                 break;
             }
         }
@@ -327,40 +429,91 @@ fn write_game<F: FeatureSet + Sync, E: Evaluator, W: Write>(
         }
         pos.play_unchecked(mv);
     }
-    let template = &*labeller;
-    // One labeller per thread for the whole game, forked when the thread
-    // first takes one of its positions (a rayon worker runs no other job
-    // while it labels, so a slot is never wanted twice at once).
-    let labellers: Vec<Mutex<Option<Labeller<'_, E>>>> = (0..rayon::current_num_threads())
-        .map(|_| Mutex::new(None))
-        .collect();
-    let mut counts = GameCounts::default();
-    // A chunk's text is held in memory until it is written: 32 positions
-    // keep both cores busy and a chunk of leaf rows within a few MB.
-    for (c, chunk) in wanted.chunks(PLIES_PER_CHUNK).enumerate() {
-        let texts: Vec<PlyText> = chunk
-            .par_iter()
-            .with_max_len(1)
-            .enumerate()
-            .map_init(PlyBuffers::default, |buffers, (k, (ply, pos, mv))| {
-                let thread = rayon::current_thread_index().unwrap_or(0) % labellers.len();
-                let mut slot = labellers[thread]
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let labeller = slot.get_or_insert_with(|| template.fork());
-                let group = qid.map(|q| q + (c * PLIES_PER_CHUNK + k) as u64);
-                buffers.label_ply(features, labeller, options, group, *ply, pos, *mv)
-            })
-            .collect::<Result<_, _>>()?;
-        for text in texts {
-            svm.write_all(&text.svm).map_err(io)?;
-            csv.write_all(&text.csv).map_err(io)?;
-            counts.rows += text.rows;
-            counts.nonzeros += text.nonzeros;
-            counts.plies += 1;
+    wanted
+}
+
+impl<'a, F, E, B, D, A> schedule::Games for Extraction<'a, F, E, B, A>
+where
+    F: FeatureSet + Sync,
+    E: Evaluator,
+    D: Send,
+    B: Fn(usize) -> io::Result<Start<'a, D>> + Sync,
+    A: Fn(usize, Result<GameCounts, ExtractError>, f64) -> io::Result<D> + Sync,
+{
+    type Worker = (Labeller<'a, E>, PlyBuffers);
+    type Positions = GamePositions;
+    type Sink = GameSink;
+    type Text = Result<PlyText, ExtractError>;
+    type Done = D;
+    type Error = io::Error;
+
+    fn count(&self) -> usize {
+        self.count
+    }
+
+    fn worker(&self) -> Self::Worker {
+        (self.labeller.fork(), PlyBuffers::default())
+    }
+
+    fn open(&self, i: usize) -> io::Result<schedule::Opened<Self>> {
+        let (name, game, qid) = match (self.before)(i)? {
+            Start::Label(name, game, qid) => (name, game, qid),
+            Start::Done(done) => return Ok(schedule::Opened::Done(done)),
+        };
+        let sink = GameSink::create(self.dir, name, PathBuf::from(&game.source.path));
+        let wanted = if sink.error.is_none() {
+            wanted_positions(game, self.options)
+        } else {
+            Vec::new()
+        };
+        Ok(schedule::Opened::Game {
+            count: wanted.len(),
+            positions: GamePositions { wanted, qid },
+            sink,
+        })
+    }
+
+    fn label(
+        &self,
+        (labeller, buffers): &mut Self::Worker,
+        positions: &GamePositions,
+        k: usize,
+    ) -> Self::Text {
+        let (ply, pos, mv) = &positions.wanted[k];
+        let group = positions.qid.map(|q| q + k as u64);
+        buffers.label_ply(self.features, labeller, self.options, group, *ply, pos, *mv)
+    }
+
+    fn write(&self, sink: &mut GameSink, _k: usize, text: Self::Text) {
+        match text {
+            Err(e) => {
+                if sink.error.is_none() {
+                    sink.error = Some(e);
+                }
+            }
+            Ok(text) => {
+                sink.write(&text.svm, 0);
+                sink.write(&text.csv, 1);
+                sink.counts.rows += text.rows;
+                sink.counts.nonzeros += text.nonzeros;
+                sink.counts.plies += 1;
+            }
         }
     }
-    Ok(counts)
+
+    fn finish(&self, i: usize, sink: GameSink) -> io::Result<D> {
+        let seconds = sink.start.elapsed().as_secs_f64();
+        (self.after)(i, sink.close(), seconds)
+    }
+}
+
+/// One labelled position's output: its rows and report lines, as bytes.
+#[derive(Default)]
+struct PlyText {
+    svm: Vec<u8>,
+    csv: Vec<u8>,
+    rows: u64,
+    nonzeros: u64,
 }
 
 /// A labelling thread's buffers, kept from position to position.
@@ -519,16 +672,51 @@ where
     };
     let log = Mutex::new(manifest::open_log(dir, &keep)?);
     let redone = Mutex::new(Vec::new());
-    // Games in job order, each thread helping with the positions of the
-    // games under way before it starts another.
-    let results: Vec<(GameReport, bool)> =
-        schedule::each_in_order(mine.len(), |i| -> io::Result<(GameReport, bool)> {
+    // The result of game i, labelled (`counts`) or not (its reader's error).
+    let report = |i: usize, counts: Result<GameCounts, String>, seconds: f64| {
+        let (job, game_options, _) = &mine[i];
+        let (counts, status) = match counts {
+            Ok(c) => (c, "ok".to_string()),
+            Err(e) => (GameCounts::default(), format!("error: {e}")),
+        };
+        if status != "ok" {
+            // Files an earlier run left for this game are no longer its rows.
+            remove_if_present(&rows_path(dir, &job.name))?;
+            remove_if_present(&report_path(dir, &job.name))?;
+        }
+        let report = GameReport {
+            game: job.name.clone(),
+            source: job.source.clone(),
+            plies: counts.plies,
+            rows: counts.rows,
+            nonzeros: counts.nonzeros,
+            seconds,
+            status,
+            options: game_options.clone(),
+            rows_hash: counts.rows_hash,
+            report_hash: counts.report_hash,
+        };
+        if let Ok(mut log) = log.lock() {
+            manifest::log_line(&mut log, &report)?;
+        }
+        on_game(&report, false);
+        Ok((report, false))
+    };
+    let mut labeller = Labeller::new(eval, options.label);
+    labeller.set_exact_values(options.all_values_exact());
+    let extraction = Extraction {
+        dir,
+        features,
+        options,
+        labeller: &labeller,
+        count: mine.len(),
+        before: |i: usize| -> io::Result<Start<'_, (GameReport, bool)>> {
             let (job, game_options, qid) = &mine[i];
             if let Some(done) = previous.get(&job.name) {
                 match manifest::stale_reason(dir, done, &job.source, game_options) {
                     None => {
                         on_game(done, true);
-                        return Ok((done.clone(), true));
+                        return Ok(Start::Done((done.clone(), true)));
                     }
                     Some(why) => {
                         if let Ok(mut r) = redone.lock() {
@@ -537,41 +725,16 @@ where
                     }
                 }
             }
-            let start = Instant::now();
-            let (counts, status) = match &job.game {
-                Err(e) => (GameCounts::default(), format!("error: {e}")),
-                Ok(game) => {
-                    let mut labeller = Labeller::new(eval, options.label);
-                    match extract_game(game, &job.name, dir, features, &mut labeller, options, *qid)
-                    {
-                        Ok(c) => (c, "ok".to_string()),
-                        Err(e) => (GameCounts::default(), format!("error: {e}")),
-                    }
-                }
-            };
-            if status != "ok" {
-                // Files an earlier run left for this game are no longer its rows.
-                remove_if_present(&rows_path(dir, &job.name))?;
-                remove_if_present(&report_path(dir, &job.name))?;
+            match &job.game {
+                Ok(game) => Ok(Start::Label(job.name.as_str(), game, *qid)),
+                Err(e) => report(i, Err(e.clone()), 0.0).map(Start::Done),
             }
-            let report = GameReport {
-                game: job.name.clone(),
-                source: job.source.clone(),
-                plies: counts.plies,
-                rows: counts.rows,
-                nonzeros: counts.nonzeros,
-                seconds: start.elapsed().as_secs_f64(),
-                status,
-                options: game_options.clone(),
-                rows_hash: counts.rows_hash,
-                report_hash: counts.report_hash,
-            };
-            if let Ok(mut log) = log.lock() {
-                manifest::log_line(&mut log, &report)?;
-            }
-            on_game(&report, false);
-            Ok((report, false))
-        })?;
+        },
+        after: |i: usize, counts: Result<GameCounts, ExtractError>, seconds: f64| {
+            report(i, counts.map_err(|e| e.to_string()), seconds)
+        },
+    };
+    let results: Vec<(GameReport, bool)> = schedule::label_games(&extraction)?;
     drop(log);
     let resumed = results.iter().filter(|r| r.1).count();
     let reports: Vec<GameReport> = results.into_iter().map(|r| r.0).collect();

@@ -449,12 +449,12 @@ fn tournament_game_text(threads: usize, exact: bool) -> (Vec<(String, Vec<u8>)>,
 }
 
 #[test]
-fn a_game_labelled_in_parallel_chunks_is_written_as_in_one_pass() {
-    // The positions of one game are labelled in chunks across threads; the
+fn a_game_labelled_in_parallel_is_written_as_in_one_pass() {
+    // The positions of one game are labelled across threads; the
     // bytes must not depend on how many threads there are (one thread goes
     // through the plies in order with one labeller), for capped values and
     // for exact values with rows at the leaf (whose lines a labeller's
-    // history could change), and the query ids run on across chunks.
+    // history could change), and the query ids run on without a gap.
     for exact in [false, true] {
         let (one, one_counts) = tournament_game_text(1, exact);
         let (two, two_counts) = tournament_game_text(2, exact);
@@ -464,10 +464,10 @@ fn a_game_labelled_in_parallel_chunks_is_written_as_in_one_pass() {
             (one_counts.rows, one_counts.plies, one_counts.rows_hash),
             (two_counts.rows, two_counts.plies, two_counts.rows_hash)
         );
-        // More than two chunks of positions, each position one query id,
-        // numbered from 100 without a gap.
+        // More positions than may be labelled ahead of the first unwritten
+        // one, each position one query id, numbered from 100 without a gap.
         let plies = one_counts.plies;
-        assert!(plies > 2 * PLIES_PER_CHUNK as u64, "{plies} positions");
+        assert!(plies > schedule::AHEAD as u64, "{plies} positions");
         let rows = std::str::from_utf8(&one.iter().find(|(p, _)| p.ends_with(".svm")).unwrap().1)
             .unwrap()
             .to_owned();
