@@ -110,6 +110,17 @@ enum Task<G: Games + ?Sized> {
     Nothing,
 }
 
+/// Marks the end of a game's opening when dropped, and wakes the threads
+/// waiting for it.
+struct OpeningDone<'s, G: Games + ?Sized>(&'s Mutex<State<G>>, &'s Condvar);
+
+impl<G: Games + ?Sized> Drop for OpeningDone<'_, G> {
+    fn drop(&mut self) {
+        lock(self.0).opening -= 1;
+        self.1.notify_all();
+    }
+}
+
 /// A game's result, once it has one.
 type Slot<G> = Mutex<Option<Result<<G as Games>::Done, <G as Games>::Error>>>;
 
@@ -144,6 +155,10 @@ pub fn label_games<G: Games>(games: &G) -> Result<Vec<G::Done>, G::Error> {
             match next_task(&state, &changed) {
                 Task::Nothing => break,
                 Task::OpenGame(i) => {
+                    // Counts the opening down however it ends: a thread
+                    // waiting for this game must not wait forever if
+                    // opening it panics.
+                    let _opening = OpeningDone(&state, &changed);
                     let opened = games.open(i);
                     let mut game = None;
                     match opened {
@@ -168,13 +183,11 @@ pub fn label_games<G: Games>(games: &G) -> Result<Vec<G::Done>, G::Error> {
                             }))
                         }
                     }
-                    let mut s = lock(&state);
-                    s.opening -= 1;
                     if let Some(open) = game {
+                        let mut s = lock(&state);
                         let at = s.open.partition_point(|(o, _)| o.game < i);
                         s.open.insert(at, (open, 0));
                     }
-                    changed.notify_all();
                 }
                 Task::Label(open, k) => {
                     let text = games.label(&mut worker, &open.positions, k);
@@ -374,6 +387,58 @@ mod tests {
             .collect();
         let on_first = slow.iter().filter(|t| **t == slow[0]).count();
         assert!(on_first < 4, "slow positions by thread: {slow:?}");
+    }
+
+    #[test]
+    fn a_panic_while_opening_a_game_reaches_the_caller_and_hangs_no_thread() {
+        struct Panics(Synthetic);
+        impl Games for Panics {
+            type Worker = ();
+            type Positions = usize;
+            type Sink = (usize, Vec<usize>);
+            type Text = usize;
+            type Done = (usize, Vec<usize>);
+            type Error = usize;
+            fn count(&self) -> usize {
+                self.0.count()
+            }
+            fn worker(&self) {}
+            fn open(&self, i: usize) -> Result<Opened<Self>, usize> {
+                // The last game: the other thread has nothing left but to
+                // wait for it.
+                assert!(i + 1 < self.0.count(), "opening game {i}");
+                match self.0.open(i)? {
+                    Opened::Done(d) => Ok(Opened::Done(d)),
+                    Opened::Game {
+                        positions,
+                        count,
+                        sink,
+                    } => Ok(Opened::Game {
+                        positions,
+                        count,
+                        sink,
+                    }),
+                }
+            }
+            fn label(&self, w: &mut (), p: &usize, k: usize) -> usize {
+                self.0.label(w, p, k)
+            }
+            fn write(&self, sink: &mut (usize, Vec<usize>), k: usize, text: usize) {
+                self.0.write(sink, k, text)
+            }
+            fn finish(
+                &self,
+                i: usize,
+                sink: (usize, Vec<usize>),
+            ) -> Result<(usize, Vec<usize>), usize> {
+                self.0.finish(i, sink)
+            }
+        }
+        let games = Panics(Synthetic::new(vec![1, 1, 1], |_, _| 0));
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool(2).install(|| label_games(&games))
+        }));
+        assert!(out.is_err());
     }
 
     #[test]
