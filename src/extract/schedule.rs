@@ -282,6 +282,8 @@ mod tests {
         sizes: Vec<usize>,
         cost: fn(usize, usize) -> u64,
         fail: Option<usize>,
+        /// A game whose opening panics.
+        panic_on_open: Option<usize>,
         /// (game, position, thread) of every label, in the order taken.
         log: Mutex<Vec<(usize, usize, Option<usize>)>>,
         opened: AtomicUsize,
@@ -293,6 +295,7 @@ mod tests {
                 sizes,
                 cost,
                 fail: None,
+                panic_on_open: None,
                 log: Mutex::new(Vec::new()),
                 opened: AtomicUsize::new(0),
             }
@@ -312,6 +315,7 @@ mod tests {
         }
         fn worker(&self) {}
         fn open(&self, i: usize) -> Result<Opened<Self>, usize> {
+            assert_ne!(self.panic_on_open, Some(i), "opening game {i}");
             self.opened.fetch_add(1, Ordering::SeqCst);
             Ok(Opened::Game {
                 positions: i,
@@ -391,50 +395,10 @@ mod tests {
 
     #[test]
     fn a_panic_while_opening_a_game_reaches_the_caller_and_hangs_no_thread() {
-        struct Panics(Synthetic);
-        impl Games for Panics {
-            type Worker = ();
-            type Positions = usize;
-            type Sink = (usize, Vec<usize>);
-            type Text = usize;
-            type Done = (usize, Vec<usize>);
-            type Error = usize;
-            fn count(&self) -> usize {
-                self.0.count()
-            }
-            fn worker(&self) {}
-            fn open(&self, i: usize) -> Result<Opened<Self>, usize> {
-                // The last game: the other thread has nothing left but to
-                // wait for it.
-                assert!(i + 1 < self.0.count(), "opening game {i}");
-                match self.0.open(i)? {
-                    Opened::Done(d) => Ok(Opened::Done(d)),
-                    Opened::Game {
-                        positions,
-                        count,
-                        sink,
-                    } => Ok(Opened::Game {
-                        positions,
-                        count,
-                        sink,
-                    }),
-                }
-            }
-            fn label(&self, w: &mut (), p: &usize, k: usize) -> usize {
-                self.0.label(w, p, k)
-            }
-            fn write(&self, sink: &mut (usize, Vec<usize>), k: usize, text: usize) {
-                self.0.write(sink, k, text)
-            }
-            fn finish(
-                &self,
-                i: usize,
-                sink: (usize, Vec<usize>),
-            ) -> Result<(usize, Vec<usize>), usize> {
-                self.0.finish(i, sink)
-            }
-        }
-        let games = Panics(Synthetic::new(vec![1, 1, 1], |_, _| 0));
+        // The last game's opening panics: the other thread has nothing left
+        // but to wait for that game, and must not wait forever.
+        let mut games = Synthetic::new(vec![1, 1, 1], |_, _| 0);
+        games.panic_on_open = Some(2);
         let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             pool(2).install(|| label_games(&games))
         }));
