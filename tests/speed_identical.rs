@@ -63,12 +63,11 @@ fn extract_digest<E: Evaluator>(
         exact_values,
         ..ExtractOptions::default()
     };
-    let mut labeller = Labeller::new(eval, LabelOptions::default());
+    let labeller = Labeller::new(eval, LabelOptions::default());
     let mut out = String::new();
     for (i, game) in games().iter().enumerate() {
         let name = format!("g{i}");
-        let counts =
-            extract_game(game, &name, &dir, &features, &mut labeller, &options, None).unwrap();
+        let counts = extract_game(game, &name, &dir, &features, &labeller, &options, None).unwrap();
         assert!(counts.rows > 500, "{counts:?}");
         let svm = std::fs::read(rows_path(&dir, &name)).unwrap();
         let csv = std::fs::read(report_path(&dir, &name)).unwrap();

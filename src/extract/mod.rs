@@ -238,18 +238,18 @@ fn temp_path(path: &Path) -> PathBuf {
 /// `qid:(qid + k)`.
 ///
 /// The positions are labelled on every thread of the current rayon pool,
-/// each with a [`Labeller::fork`] of `labeller`, and written in ply order:
-/// the same bytes as one labeller going through the plies.
+/// each with a [`Labeller::fork`] of `labeller` (exact values or not as
+/// `options` say), and written in ply order: the same bytes as one labeller
+/// going through the plies.
 pub fn extract_game<F: FeatureSet + Sync, E: Evaluator>(
     game: &Game,
     name: &str,
     dir: &Path,
     features: &F,
-    labeller: &mut Labeller<'_, E>,
+    labeller: &Labeller<'_, E>,
     options: &ExtractOptions,
     qid: Option<u64>,
 ) -> Result<GameCounts, ExtractError> {
-    labeller.set_exact_values(options.all_values_exact());
     let extraction = Extraction {
         dir,
         features,
@@ -275,7 +275,8 @@ struct Extraction<'a, F, E: Evaluator, B, A> {
     dir: &'a Path,
     features: &'a F,
     options: &'a ExtractOptions,
-    /// What every thread's labeller is forked from.
+    /// What every thread's labeller is forked from (set to exact values or
+    /// not by `options`).
     labeller: &'a Labeller<'a, E>,
     count: usize,
     before: B,
@@ -452,7 +453,9 @@ where
     }
 
     fn worker(&self) -> Self::Worker {
-        (self.labeller.fork(), PlyBuffers::default())
+        let mut labeller = self.labeller.fork();
+        labeller.set_exact_values(self.options.all_values_exact());
+        (labeller, PlyBuffers::default())
     }
 
     fn open(&self, i: usize) -> io::Result<schedule::Opened<Self>> {
@@ -702,8 +705,7 @@ where
         on_game(&report, false);
         Ok((report, false))
     };
-    let mut labeller = Labeller::new(eval, options.label);
-    labeller.set_exact_values(options.all_values_exact());
+    let labeller = Labeller::new(eval, options.label);
     let extraction = Extraction {
         dir,
         features,

@@ -431,17 +431,8 @@ fn tournament_game_text(threads: usize, exact: bool) -> (Vec<(String, Vec<u8>)>,
         .build()
         .unwrap();
     let counts = pool.install(|| {
-        let mut labeller = Labeller::new(&Material, LabelOptions::default());
-        extract_game(
-            &game,
-            "g",
-            &dir,
-            &features,
-            &mut labeller,
-            &options,
-            Some(100),
-        )
-        .unwrap()
+        let labeller = Labeller::new(&Material, LabelOptions::default());
+        extract_game(&game, "g", &dir, &features, &labeller, &options, Some(100)).unwrap()
     });
     let out = files(&dir);
     let _ = fs::remove_dir_all(&dir);
@@ -500,13 +491,13 @@ fn an_illegal_game_move_is_an_error_not_a_panic() {
     let dir = scratch("illegal");
     fs::create_dir_all(dir.join("rows")).unwrap();
     fs::create_dir_all(dir.join("reports")).unwrap();
-    let mut labeller = Labeller::new(&Material, LabelOptions::default());
+    let labeller = Labeller::new(&Material, LabelOptions::default());
     let e = extract_game(
         &game,
         "g",
         &dir,
         &relation(),
-        &mut labeller,
+        &labeller,
         &ExtractOptions::default(),
         None,
     )
