@@ -9,7 +9,7 @@ use kifulearn::arena::openings::DEFAULT_OPENINGS_NAME;
 use kifulearn::arena::{
     default_openings, read_openings, run_match, select_openings, MatchConfig, SprtConfig, Tally,
 };
-use kifulearn::eval::{load_evaluator, EvalChoice};
+use kifulearn::eval::{load_engine_evaluator, EvalChoice};
 
 use super::verbosity::summary;
 use super::{verbosity, CliResult};
@@ -100,8 +100,8 @@ pub fn run(args: Args) -> CliResult {
     };
     let choice_a = EvalChoice::parse(&args.engine_a);
     let choice_b = EvalChoice::parse(&args.engine_b);
-    let a = load_evaluator(&choice_a)?;
-    let b = load_evaluator(&choice_b)?;
+    let a = load_engine_evaluator(&choice_a)?;
+    let b = load_engine_evaluator(&choice_b)?;
     let (a_name, b_name) = (choice_a.name(), choice_b.name());
     let (openings, openings_name) = match &args.openings {
         Some(path) => {

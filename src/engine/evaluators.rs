@@ -1,7 +1,7 @@
 //! Evaluator wrappers used by the engine: a scale and random noise.
 
-use crate::eval::{Evaluator, EVAL_LIMIT};
-use crate::shogi::Position;
+use crate::eval::{Accumulator, Evaluator, EVAL_LIMIT};
+use crate::shogi::{Move, Position};
 
 /// The label scale models are trained with: labels are centipawns / 10000.
 pub const DEFAULT_EVAL_SCALE: i32 = 10_000;
@@ -23,16 +23,52 @@ impl<E: Evaluator> Scaled<E> {
     }
 }
 
-impl<E: Evaluator> Evaluator for Scaled<E> {
-    fn evaluate(&self, pos: &Position) -> i32 {
-        let v = i64::from(self.inner.evaluate(pos)) * i64::from(self.scale)
-            / i64::from(DEFAULT_EVAL_SCALE);
+impl<E: Evaluator> Scaled<E> {
+    fn scaled(&self, v: i32) -> i32 {
+        let v = i64::from(v) * i64::from(self.scale) / i64::from(DEFAULT_EVAL_SCALE);
         v.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
     }
+}
 
-    fn costly(&self) -> bool {
-        self.inner.costly()
+/// Forwards the sums of an incremental evaluator (`Evaluator::incremental`):
+/// the same wrapping for both wrappers.
+macro_rules! forward_sums {
+    () => {
+        fn costly(&self) -> bool {
+            self.inner.costly()
+        }
+
+        fn incremental(&self) -> bool {
+            self.inner.incremental()
+        }
+
+        fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
+            self.inner.refresh(pos, acc)
+        }
+
+        #[inline]
+        fn update(
+            &self,
+            pos: &Position,
+            mv: Move,
+            child: &Position,
+            parent: &Accumulator,
+        ) -> Accumulator {
+            self.inner.update(pos, mv, child, parent)
+        }
+    };
+}
+
+impl<E: Evaluator> Evaluator for Scaled<E> {
+    fn evaluate(&self, pos: &Position) -> i32 {
+        self.scaled(self.inner.evaluate(pos))
     }
+
+    fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
+        self.scaled(self.inner.evaluate_from(pos, acc))
+    }
+
+    forward_sums!();
 }
 
 /// Adds uniform noise in ±`amplitude` centipawns to another evaluator, as the
@@ -74,9 +110,11 @@ impl<E: Evaluator> Evaluator for EvalNoise<E> {
         (self.inner.evaluate(pos) + self.noise(pos.hash())).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
-    fn costly(&self) -> bool {
-        self.inner.costly()
+    fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
+        (self.inner.evaluate_from(pos, acc) + self.noise(pos.hash())).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
+
+    forward_sums!();
 }
 
 #[cfg(test)]

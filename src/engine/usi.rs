@@ -44,7 +44,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::engine::evaluators::{EvalNoise, Scaled};
-use crate::eval::{load_evaluator, DynEvaluator, EvalChoice, Evaluator};
+use crate::eval::{load_engine_evaluator, DynEvaluator, EvalChoice, Evaluator};
 use crate::search::{
     game_path, Control, EvalCache, Limits, PathEntry, Score, SearchInfo, Searcher,
     TranspositionTable,
@@ -296,7 +296,7 @@ pub fn info_line(info: &SearchInfo) -> String {
 impl<W: Write + Send + 'static> UsiEngine<W> {
     /// An engine playing with `choice`, writing to `out`. Fails if the evaluator cannot be loaded.
     pub fn new(out: W, choice: EvalChoice) -> Result<Self, String> {
-        let evaluator = load_evaluator(&choice)?;
+        let evaluator = load_engine_evaluator(&choice)?;
         let options = Options::default();
         let pos = Position::startpos();
         Ok(Self {
@@ -481,7 +481,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             // the evaluator in use is always named.
             "ModelFile" => {
                 let choice = EvalChoice::parse(&value);
-                match load_evaluator(&choice) {
+                match load_engine_evaluator(&choice) {
                     Ok(e) => {
                         self.evaluator = e;
                         self.choice = choice;

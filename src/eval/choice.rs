@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Evaluator, Linear, Material};
+use super::{Accumulator, EngineModel, Evaluator, Linear, Material};
 use crate::features::Features;
 use crate::model::Model;
 use crate::shogi::{Move, Position};
@@ -60,6 +60,30 @@ impl Evaluator for DynEvaluator {
     fn costly(&self) -> bool {
         self.0.costly()
     }
+
+    fn incremental(&self) -> bool {
+        self.0.incremental()
+    }
+
+    fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
+        self.0.refresh(pos, acc)
+    }
+
+    #[inline]
+    fn update(
+        &self,
+        pos: &Position,
+        mv: Move,
+        child: &Position,
+        parent: &Accumulator,
+    ) -> Accumulator {
+        self.0.update(pos, mv, child, parent)
+    }
+
+    #[inline]
+    fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
+        self.0.evaluate_from(pos, acc)
+    }
 }
 
 /// Builds the evaluator `choice` names.
@@ -67,6 +91,19 @@ pub fn load_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
     match choice {
         EvalChoice::Material => Ok(DynEvaluator(Arc::new(Material))),
         EvalChoice::Model(path) => Ok(DynEvaluator(Arc::new(load_linear(path)?))),
+    }
+}
+
+/// Builds the evaluator `choice` names as the engine plays it: a model
+/// read in integers with its sums updated by the move ([`EngineModel`]).
+/// For the USI engine and matches; labellers and learners read models with
+/// [`load_evaluator`], whose values their rows are pinned to.
+pub fn load_engine_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
+    match choice {
+        EvalChoice::Material => Ok(DynEvaluator(Arc::new(Material))),
+        EvalChoice::Model(path) => Ok(DynEvaluator(Arc::new(EngineModel::new(&load_linear(
+            path,
+        )?)))),
     }
 }
 

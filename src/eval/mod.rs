@@ -7,10 +7,12 @@
 use crate::shogi::{Color, Move, Position};
 
 mod choice;
+pub mod incremental;
 pub mod linear;
 mod ties;
 
-pub use choice::{load_evaluator, load_linear, DynEvaluator, EvalChoice};
+pub use choice::{load_engine_evaluator, load_evaluator, load_linear, DynEvaluator, EvalChoice};
+pub use incremental::{Accumulator, EngineModel};
 pub use linear::{Linear, LinearView};
 pub use ties::hit_probability;
 
@@ -42,6 +44,40 @@ pub trait Evaluator: Sync {
     /// of the position alone either way. [`Material`]: false; by default false.
     fn costly(&self) -> bool {
         false
+    }
+
+    /// True when the evaluator keeps sums beside the position that a move
+    /// updates ([`EngineModel`]): a search then keeps one [`Accumulator`] a
+    /// ply, [`Evaluator::refresh`]es the root's, builds each child's with
+    /// [`Evaluator::update`] and evaluates with [`Evaluator::evaluate_from`].
+    /// By default false, and the three below do nothing of their own.
+    fn incremental(&self) -> bool {
+        false
+    }
+
+    /// Sets `acc` to the sums of `pos`, from scratch.
+    fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
+        let _ = (pos, acc);
+    }
+
+    /// The sums of `child`, the position after `mv` (legal in `pos`), from
+    /// `parent`, the sums of `pos`.
+    fn update(
+        &self,
+        pos: &Position,
+        mv: Move,
+        child: &Position,
+        parent: &Accumulator,
+    ) -> Accumulator {
+        let _ = (pos, mv, child);
+        *parent
+    }
+
+    /// [`Evaluator::evaluate`] given `acc`, the sums of `pos`: the same value.
+    #[inline]
+    fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
+        let _ = acc;
+        self.evaluate(pos)
     }
 }
 

@@ -64,22 +64,48 @@ impl Kp {
     }
 }
 
+impl Kp {
+    /// The kings' squares seen from `view`: its own king's (slot 0), then
+    /// the other side's (slot 1), as [`Kp::piece`] takes them.
+    #[inline(always)]
+    pub fn kings(pos: &Position, view: Color) -> [u32; 2] {
+        [view, !view].map(|c| pos.king(c).relative_to(view) as u32)
+    }
+
+    /// The features of one piece (`color`'s `piece` on `square`) seen from
+    /// `view` with the kings on `kings` ([`Kp::kings`]), each of value 1: one
+    /// per king, a king not paired with itself. The one definition the full
+    /// traversal and the engine's update from a move
+    /// (`eval::incremental`) both use.
+    #[inline(always)]
+    pub fn piece(
+        view: Color,
+        kings: [u32; 2],
+        color: Color,
+        piece: Piece,
+        square: crate::shogi::Square,
+        mut feature: impl FnMut(FeatureIndex),
+    ) {
+        let state = Relation::state(view, color, piece, square);
+        let own_slot = u32::from(color != view);
+        for (slot, &ks) in kings.iter().enumerate() {
+            if piece == Piece::King && slot as u32 == own_slot {
+                continue;
+            }
+            feature(Self::index(slot as u32, ks, state));
+        }
+    }
+}
+
 impl FeatureSet for Kp {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
         let board = pos.board();
-        let kings = [view, !view].map(|c| pos.king(c).relative_to(view) as u32);
+        let kings = Self::kings(pos, view);
         for color in [Color::Black, Color::White] {
             for piece in crate::shogi::KIND_ORDER {
                 for square in board.pieces(piece) & board.colors(color) {
-                    let state = Relation::state(view, color, piece, square);
-                    let own_slot = u32::from(color != view);
-                    for (slot, &ks) in kings.iter().enumerate() {
-                        if piece == Piece::King && slot as u32 == own_slot {
-                            continue;
-                        }
-                        sink.feature(Self::index(slot as u32, ks, state), 1.0);
-                    }
+                    Self::piece(view, kings, color, piece, square, |i| sink.feature(i, 1.0));
                 }
             }
         }

@@ -124,25 +124,55 @@ impl MaterialSet {
     }
 }
 
+impl MaterialSet {
+    /// The board-count feature of `color`'s `piece` seen from `view` (its
+    /// value is the number of such pieces on the board).
+    #[inline(always)]
+    pub fn board_index(view: Color, color: Color, piece: Piece) -> FeatureIndex {
+        let side = u32::from(color != view);
+        FeatureIndex(1 + side * 14 + kind_index(piece) as u32)
+    }
+
+    /// The feature of the `nth` (0-based) `piece` that `color` holds, seen
+    /// from `view` (value 1); `None` past the most a side can hold.
+    #[inline(always)]
+    pub fn hand_index(view: Color, color: Color, piece: Piece, nth: u32) -> Option<FeatureIndex> {
+        // Each kind's first slot and count, as laid out by `HAND_SLOTS`
+        // (a test checks the two agree).
+        let (first, most) = match piece {
+            Piece::Pawn => (0, 18),
+            Piece::Lance => (18, 4),
+            Piece::Knight => (22, 4),
+            Piece::Silver => (26, 4),
+            Piece::Gold => (30, 4),
+            Piece::Bishop => (34, 2),
+            Piece::Rook => (36, 2),
+            _ => return None,
+        };
+        let base = FIRST_HAND + u32::from(color != view) * HAND_PER_SIDE + first;
+        (nth < most).then_some(FeatureIndex(base + nth))
+    }
+}
+
 impl FeatureSet for MaterialSet {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
         let board = pos.board();
-        for (side, color) in [view, !view].into_iter().enumerate() {
+        for color in [view, !view] {
             let own = board.colors(color);
-            for (k, piece) in KIND_ORDER.into_iter().enumerate() {
+            for piece in KIND_ORDER {
                 let n = (board.pieces(piece) & own).len();
                 if n > 0 {
-                    sink.feature(FeatureIndex(1 + side as u32 * 14 + k as u32), n as f32);
+                    sink.feature(Self::board_index(view, color, piece), n as f32);
                 }
             }
-            let mut base = FIRST_HAND + side as u32 * HAND_PER_SIDE;
             for (piece, most) in HAND_SLOTS {
                 let n = (pos.hand_count(color, piece) as u32).min(most);
                 for i in 0..n {
-                    sink.feature(FeatureIndex(base + i), 1.0);
+                    if let Some(index) = Self::hand_index(view, color, piece, i) {
+                        sink.feature(index, 1.0);
+                    }
                 }
-                base += most;
             }
         }
     }
@@ -153,5 +183,31 @@ impl FeatureSet for MaterialSet {
 
     fn name(&self) -> String {
         "material".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_index_follows_the_hand_slots_layout() {
+        for view in [Color::Black, Color::White] {
+            for color in [Color::Black, Color::White] {
+                let mut base = FIRST_HAND + u32::from(color != view) * HAND_PER_SIDE;
+                for (piece, most) in HAND_SLOTS {
+                    for nth in 0..most {
+                        let index = MaterialSet::hand_index(view, color, piece, nth);
+                        assert_eq!(index, Some(FeatureIndex(base + nth)));
+                    }
+                    assert_eq!(MaterialSet::hand_index(view, color, piece, most), None);
+                    base += most;
+                }
+            }
+        }
+        assert_eq!(
+            MaterialSet::hand_index(Color::Black, Color::Black, Piece::King, 0),
+            None
+        );
     }
 }

@@ -229,6 +229,20 @@ impl BaseSet {
         }
     }
 
+    /// Reports this set's features of `pos` from `view` to `sink`, each
+    /// index shifted by `offset` and never mirror-tied: the raw index of a
+    /// part of a [`Features`] combination. The engine's integer reading of a
+    /// model (`eval::incremental`) resolves the tying once in its weights and
+    /// reads every part this way.
+    #[inline]
+    pub fn visit_raw<S: FeatureSink>(self, pos: &Position, view: Color, offset: u32, sink: &mut S) {
+        let mut shifted = Offset {
+            inner: sink,
+            offset,
+        };
+        self.visit(pos, view, &mut shifted);
+    }
+
     /// The index (1-based, the part's own range) of the left–right mirror image
     /// of feature `index`: file f ↔ 10 − f for every square in it. Each set
     /// owns its layout (`Relation::mirror`, `MaterialSet::mirror`, `Kp::mirror`).

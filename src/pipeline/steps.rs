@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::figures::{Figures, FitFigures, MatchFigures};
 use super::recipe::Recipe;
 use super::run::{io_at, other, Observer, PipelineError};
-use crate::eval::{load_linear, Material};
+use crate::eval::{load_linear, EngineModel, Material};
 use crate::features::{FeatureSet, Features};
 use crate::libsvm::read_paths_compact;
 use crate::model::toml_string;
@@ -32,7 +32,7 @@ pub(crate) fn play_material(
             read_openings(&text, p).map_err(other)?
         }
     };
-    let eval = load_linear(model).map_err(other)?;
+    let eval = EngineModel::new(&load_linear(model).map_err(other)?);
     let cfg = MatchConfig {
         depth: Some(recipe.arena.depth),
         games: recipe.arena.games,

@@ -6,7 +6,7 @@
 //! depths 3 and 4 on the floodgate openings). For a model, whose evaluation is
 //! a few hundred weight look-ups, remembering them is cheaper than
 //! recomputing; for material it is not, so only evaluators that say they are
-//! [`Evaluator::costly`] get a cache, and only searchers that evaluate more
+//! [`crate::eval::Evaluator::costly`] get a cache, and only searchers that evaluate more
 //! than [`UNCACHED`] positions (a whole engine search, a labeller's). A value
 //! is a function of the position alone, so a cached value is the value:
 //! searches, node counts and moves are the same with the cache as without it
@@ -15,7 +15,6 @@
 //! Direct-mapped on the position's 64-bit hash, always replacing, checked on
 //! the whole hash (as Stockfish's and YaneuraOu's evaluation hashes are).
 
-use crate::eval::Evaluator;
 use crate::shogi::Position;
 
 /// Evaluations a searcher makes without a cache: the short searches that
@@ -54,16 +53,17 @@ impl EvalCache {
         }
     }
 
-    /// The value of `pos` under `eval`: the remembered one if `pos` was
-    /// evaluated before and its entry kept, otherwise computed and remembered.
+    /// The value of `pos` under the searcher's evaluator: the remembered one
+    /// if `pos` was evaluated before and its entry kept, otherwise the value
+    /// `compute()` gives, remembered.
     #[inline]
-    pub(super) fn evaluate<E: Evaluator + ?Sized>(&mut self, eval: &E, pos: &Position) -> i32 {
+    pub(super) fn value(&mut self, pos: &Position, compute: impl FnOnce() -> i32) -> i32 {
         let key = pos.hash();
         let slot = &mut self.entries[(key & ((1 << BITS) - 1)) as usize];
         if slot.filled && slot.key == key {
             return slot.value;
         }
-        let value = eval.evaluate(pos);
+        let value = compute();
         *slot = Slot {
             key,
             value,

@@ -75,7 +75,7 @@ pub use table::{QuiescenceTable, TranspositionTable};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::eval::Evaluator;
+use crate::eval::{Accumulator, Evaluator};
 use crate::shogi::{Move, Position};
 
 /// Score of a side that mates now; a mate in `n` plies is `MATE − n`.
@@ -306,6 +306,11 @@ pub struct Searcher<'a, E: Evaluator + ?Sized> {
     /// Quiescence values kept from search to search
     /// ([`Mode::quiescence_table`]); made when first needed.
     quiescence_table: Option<Box<QuiescenceTable>>,
+    /// The evaluator keeps sums beside the position
+    /// ([`Evaluator::incremental`]): `sums[ply]` are those of the position
+    /// at `ply`, refreshed at the root and updated by [`Searcher::play`].
+    incremental: bool,
+    sums: Vec<Accumulator>,
 }
 
 impl<E: Evaluator + ?Sized> std::fmt::Debug for Searcher<'_, E> {
@@ -417,6 +422,31 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             eval_cache: None,
             uncached: 0,
             quiescence_table: None,
+            incremental: eval.incremental(),
+            sums: if eval.incremental() {
+                vec![Accumulator::default(); MAX_PLY + 1]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// The position after `mv` (legal in `pos`, the position at `ply`), its
+    /// sums updated into `ply + 1` when the evaluator keeps them.
+    #[inline]
+    pub(super) fn play(&mut self, pos: &Position, mv: Move, ply: usize) -> Position {
+        let mut child = pos.clone();
+        child.play_unchecked(mv);
+        if self.incremental {
+            self.sums[ply + 1] = self.eval.update(pos, mv, &child, &self.sums[ply]);
+        }
+        child
+    }
+
+    /// Sums `pos`, the position at ply 0, from scratch (when the evaluator keeps sums).
+    fn refresh_root(&mut self, pos: &Position) {
+        if self.incremental {
+            self.eval.refresh(pos, &mut self.sums[0]);
         }
     }
 
@@ -450,6 +480,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         self.path.clear();
         self.path.extend_from_slice(history);
         self.path.push(PathEntry::of(pos));
+        self.refresh_root(pos);
         let root_len = self.path.len();
         let mut root_moves: Vec<(Move, i32)> = Vec::new();
         pos.for_each_legal_move(|mv| root_moves.push((mv, self.order_score(pos, mv, None, 0))));
@@ -470,8 +501,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             let mut best_score = -INFINITY;
             let mut best_index = 0;
             for (i, &(mv, _)) in root_moves.iter().enumerate() {
-                let mut child = pos.clone();
-                child.play_unchecked(mv);
+                let child = self.play(pos, mv, 0);
                 self.path.truncate(root_len);
                 self.path.push(PathEntry::of(&child));
                 let d = depth as i32 - 1;
@@ -551,6 +581,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             self.path.push(PathEntry::of(pos));
         }
         let depth = depth.min(MAX_PLY as u32 / 2) as i32;
+        self.refresh_root(pos);
         self.negamax(pos, depth, alpha, INFINITY, 0)
     }
 
@@ -599,20 +630,27 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         false
     }
 
-    /// The static value of `pos`, through the evaluation cache when the
+    /// The static value of `pos`, the position at `ply`: from its sums when
+    /// the evaluator keeps them, through the evaluation cache when the
     /// evaluator is costly.
     #[inline]
-    fn evaluate(&mut self, pos: &Position) -> i32 {
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        let (eval, incremental) = (self.eval, self.incremental);
+        let sums = self.sums.get(ply);
+        let compute = || match sums {
+            Some(sums) if incremental => eval.evaluate_from(pos, sums),
+            _ => eval.evaluate(pos),
+        };
         if let Some(cache) = self.eval_cache.as_deref_mut() {
-            return cache.evaluate(self.eval, pos);
+            return cache.value(pos, compute);
         }
-        if self.eval.costly() {
+        if eval.costly() {
             self.uncached += 1;
             if self.uncached >= eval_cache::UNCACHED {
                 self.eval_cache = Some(Box::new(EvalCache::new()));
             }
         }
-        self.eval.evaluate(pos)
+        compute()
     }
 
     #[inline]

@@ -70,8 +70,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                     continue;
                 }
             }
-            let mut child = pos.clone();
-            child.play_unchecked(mv);
+            let child = self.play(pos, mv, ply);
             if self.mode.repetition {
                 self.path.push(PathEntry::of(&child));
             }
@@ -202,7 +201,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             return if in_check && !pos.has_legal_move() {
                 -(MATE - ply as i32)
             } else {
-                self.evaluate(pos)
+                self.evaluate(pos, ply)
             };
         }
         let evasions = self.mode.evasion_plies;
@@ -223,7 +222,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
             best = -INFINITY;
         } else {
-            best = self.evaluate(pos);
+            best = self.evaluate(pos, ply);
             if best >= beta || ply >= MAX_PLY - 1 {
                 self.move_buffers[ply] = moves;
                 return best;
@@ -240,7 +239,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         if ply >= MAX_PLY - 1 {
             self.move_buffers[ply] = moves;
-            return self.evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         // A capture's value after is above the stand-pat (material: by its
         // gain), so none is settled while alpha is still the stand-pat.
@@ -261,8 +260,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                         continue;
                     }
                 }
-                let mut child = pos.clone();
-                child.play_unchecked(mv);
+                let child = self.play(pos, mv, ply);
                 let score = -self.quiescence(&child, -beta, -alpha, ply + 1, qply + 1);
                 if self.aborted {
                     self.move_buffers[ply] = moves;
