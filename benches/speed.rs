@@ -19,7 +19,12 @@
 //!    that are not the parent's, plus the parent's that are gone, in each of
 //!    the two views a model is read from. An incremental evaluation must
 //!    look up at least that many weights per move and per view, so this is
-//!    the bound on what it can save (`docs/speed.md`).
+//!    the bound on what it can save (`docs/speed.md`);
+//! 5. the engine's incremental reading of a model ([`EngineModel`]), for a
+//!    `material,kp` and a `relation,material,kp` model: evaluations/s of
+//!    every child of those positions in full and updated from the parent,
+//!    and engine nodes/s with the `f32` model and with `EngineModel`, each
+//!    over material's.
 //!
 //! The model is [`Linear::hashed`]: material values plus pseudo-random
 //! positional weights, as heavy to evaluate as a learned model of the same
@@ -30,7 +35,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use kifulearn::eval::{load_linear, Evaluator, Linear, Material};
+use kifulearn::eval::{load_linear, Accumulator, EngineModel, Evaluator, Linear, Material};
 use kifulearn::extract::{self, ExtractOptions, GameJob};
 use kifulearn::features::{Features, Relation, RowBuilder};
 use kifulearn::record::{read_file, Game};
@@ -148,6 +153,45 @@ fn nodes_rate<E: Evaluator>(positions: &[Position], eval: &E) -> (f64, u64) {
             .nodes;
     }
     (nodes as f64 / start.elapsed().as_secs_f64(), nodes)
+}
+
+/// Evaluations per second of every child of `positions` (one legal move
+/// away), evaluated in full and from its parent's sums updated by the move
+/// (the engine's way): the best of three passes each, and the child count.
+/// The two values are checked equal.
+fn child_rates(positions: &[Position], eval: &EngineModel) -> (f64, f64, usize) {
+    let mut children = Vec::new();
+    for p in positions {
+        p.for_each_legal_move(|mv| {
+            let mut child = p.clone();
+            child.play_unchecked(mv);
+            children.push((p, mv, child));
+        });
+    }
+    let (mut full, mut incremental) = (0.0f64, 0.0f64);
+    for _ in 0..3 {
+        let start = Instant::now();
+        let mut a = 0i64;
+        for (_, _, child) in &children {
+            a += i64::from(eval.evaluate(std::hint::black_box(child)));
+        }
+        full = full.max(children.len() as f64 / start.elapsed().as_secs_f64());
+        let start = Instant::now();
+        let mut b = 0i64;
+        let mut parent = Accumulator::default();
+        let mut last: Option<&Position> = None;
+        for (p, mv, child) in &children {
+            if last.is_none_or(|l| !std::ptr::eq(l, *p)) {
+                eval.refresh(p, &mut parent);
+                last = Some(p);
+            }
+            let sums = eval.update(p, *mv, child, &parent);
+            b += i64::from(eval.evaluate_from(std::hint::black_box(child), &sums));
+        }
+        incremental = incremental.max(children.len() as f64 / start.elapsed().as_secs_f64());
+        assert_eq!(a, b);
+    }
+    (full, incremental, children.len())
 }
 
 /// Terms of `a` not in `b` plus terms of `b` not in `a`, for two libsvm rows
@@ -273,6 +317,24 @@ fn main() {
         search_positions.len()
     );
     println!("  model/material nodes/s: {:.2}", model_nps / material_nps);
+
+    println!("incremental evaluation (eval::incremental), 1 thread:");
+    for set in ["material,kp", "relation,material,kp"] {
+        let linear = Linear::hashed(set.parse().unwrap(), 2e-4, 15);
+        let engine = EngineModel::new(&linear);
+        let (full, incremental, children) = child_rates(&positions, &engine);
+        println!(
+            "  {set}: {children} children, full {full:.0}/s, updated from the parent {incremental:.0}/s, incremental/full {:.2}",
+            incremental / full
+        );
+        let (linear_nps, _) = nodes_rate(&search_positions, &linear);
+        let (engine_nps, _) = nodes_rate(&search_positions, &engine);
+        println!(
+            "  {set}: engine depth 3 nodes/s, f32 Linear {linear_nps:.0}, EngineModel {engine_nps:.0}; over material's: {:.2} and {:.2}",
+            linear_nps / material_nps,
+            engine_nps / material_nps
+        );
+    }
 
     let (terms, changed, moves) = relation_churn(&positions);
     println!(
