@@ -1,5 +1,19 @@
-//! Match statistics: score, Elo with a 95 % interval, and the GSPRT log-likelihood
-//! ratio as fishtest computes it (`docs/arena.md` has the formulas).
+//! Match statistics (`docs/arena.md` has the formulas and their sources).
+//!
+//! - [`Tally`]: wins, losses and draws, the score and its Elo with a 95 %
+//!   interval, each game taken as independent (trinomial).
+//! - [`Pentanomial`]: the games as the pairs they are played in, Elo and
+//!   normalized Elo with 95 % intervals from the pairs' variance.
+//! - [`SprtConfig`]: the GSPRT on the pairs, logistic or normalized Elo, as
+//!   fishtest and fastchess compute it.
+//! - `mle`: the maximum-likelihood distributions the GSPRT compares.
+
+mod mle;
+mod pentanomial;
+mod sprt;
+
+pub use pentanomial::{Pentanomial, NELO_PER_T, Z95};
+pub use sprt::{sprt_bounds, EloModel, SprtConfig, SprtResult, SprtVerdict, MAX_NELO};
 
 /// Wins, losses and draws of one side (A) of a match.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,11 +77,70 @@ impl Tally {
         (elo_from_score(s - 1.96 * se), elo_from_score(s + 1.96 * se))
     }
 
+    /// [`Tally::elo`] and [`Tally::elo_interval95`]; `None` for no games.
+    pub fn elo95(&self) -> Option<Interval> {
+        let (low, high) = self.elo_interval95();
+        (self.games() > 0).then(|| Interval {
+            estimate: self.elo(),
+            low,
+            high,
+        })
+    }
+
     /// The generalized log-likelihood ratio of H1 (Elo = `elo1`) against H0
     /// (Elo = `elo0`), logistic Elo, trinomial results: fishtest's
     /// `LLRcalc.LLR_logistic(elo0, elo1, [L, D, W])` ([`sprt_llr`]).
     pub fn llr(&self, elo0: f64, elo1: f64) -> f64 {
         sprt_llr(*self, elo0, elo1)
+    }
+}
+
+/// An estimate with its 95 % interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    /// The point estimate.
+    pub estimate: f64,
+    /// Lower end of the interval.
+    pub low: f64,
+    /// Upper end of the interval.
+    pub high: f64,
+}
+
+impl std::fmt::Display for Interval {
+    /// `+34.9 ± 48.2 [-13.3, +83.0]` (the ± is half the width: Elo intervals are
+    /// not symmetric), or `+inf [+inf, +inf]` when an end is infinite.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Self {
+            estimate,
+            low,
+            high,
+        } = *self;
+        if estimate.is_finite() && low.is_finite() && high.is_finite() {
+            write!(
+                f,
+                "{estimate:+.1} ± {:.1} [{low:+.1}, {high:+.1}]",
+                (high - low) / 2.0
+            )
+        } else {
+            write!(
+                f,
+                "{} [{}, {}]",
+                signed(estimate),
+                signed(low),
+                signed(high)
+            )
+        }
+    }
+}
+
+/// `+12.3`, `-inf`, `+inf`.
+fn signed(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:+.1}")
+    } else if x > 0.0 {
+        "+inf".to_string()
+    } else {
+        "-inf".to_string()
     }
 }
 
@@ -88,58 +161,28 @@ pub fn score_from_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
-/// fishtest's GSPRT log-likelihood ratio for trinomial results (logistic Elo).
+/// fishtest's GSPRT log-likelihood ratio for trinomial results (logistic Elo):
+/// `LLRcalc.LLR_logistic(elo0, elo1, [L, D, W])`.
 ///
-/// The empirical distribution puts mass L/N, D/N, W/N on the scores 0, ½, 1
-/// (a zero count is replaced by 10⁻³ first, fishtest's `regularize`). For
-/// each hypothesis score `s_k = score_from_elo(elo_k)` the maximum-likelihood
-/// distribution with mean `s_k` is `p_i / (1 + x (a_i − s_k))`, with `x` the
-/// root of `Σ p_i (a_i − s_k) / (1 + x (a_i − s_k)) = 0` (fishtest's
-/// `MLE_expected` and `secular`). The LLR is `N · Σ p_i ln(p1_i / p0_i)`.
-/// 0 for no games.
+/// The regularized counts (a zero becomes 10⁻³, fishtest's `regularize`) put
+/// mass L/N, D/N, W/N on the scores 0, ½, 1. For each hypothesis score
+/// `s_k = score_from_elo(elo_k)` the maximum-likelihood distribution with mean
+/// `s_k` is `p_i / (1 + x (a_i − s_k))`, with `x` the root of
+/// `Σ p_i (a_i − s_k) / (1 + x (a_i − s_k)) = 0` (fishtest's `MLE_expected`
+/// and `secular`). The LLR is `N · Σ p_i ln(p1_i / p0_i)`. 0 for no games.
 pub fn sprt_llr(tally: Tally, elo0: f64, elo1: f64) -> f64 {
     if tally.games() == 0 {
         return 0.0;
     }
-    let counts =
-        [tally.losses, tally.draws, tally.wins].map(|c| if c == 0 { 1e-3 } else { f64::from(c) });
-    let n: f64 = counts.iter().sum();
+    let (n, p) = mle::regularized([tally.losses, tally.draws, tally.wins]);
     let values = [0.0, 0.5, 1.0];
-    let p = counts.map(|c| c / n);
-    let p0 = mle_with_mean(&values, &p, score_from_elo(elo0));
-    let p1 = mle_with_mean(&values, &p, score_from_elo(elo1));
-    n * (0..3)
-        .map(|i| p[i] * (p1[i].ln() - p0[i].ln()))
-        .sum::<f64>()
-}
-
-/// The distribution closest (maximum likelihood) to `p` on `values` whose mean is `s`.
-fn mle_with_mean(values: &[f64; 3], p: &[f64; 3], s: f64) -> [f64; 3] {
-    let a = values.map(|v| v - s);
-    // f(x) = Σ p a / (1 + x a) falls from +∞ to −∞ between the poles −1/max a
-    // and −1/min a (min a < 0 < max a because 0 < s < 1): bisect.
-    let f = |x: f64| -> f64 { (0..3).map(|i| p[i] * a[i] / (1.0 + x * a[i])).sum() };
-    let max_a = a.iter().cloned().fold(f64::MIN, f64::max);
-    let min_a = a.iter().cloned().fold(f64::MAX, f64::min);
-    let (mut lo, mut hi) = (-1.0 / max_a + 1e-12, -1.0 / min_a - 1e-12);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if f(mid) > 0.0 {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi - lo <= f64::EPSILON * mid.abs().max(1.0) {
-            break;
-        }
+    match (
+        mle::mle_expected(&values, &p, score_from_elo(elo0)),
+        mle::mle_expected(&values, &p, score_from_elo(elo1)),
+    ) {
+        (Some(p0), Some(p1)) => mle::llr(n, &p, &p0, &p1),
+        _ => f64::NAN,
     }
-    let x = 0.5 * (lo + hi);
-    [0, 1, 2].map(|i| p[i] / (1.0 + x * a[i]))
-}
-
-/// The SPRT's stopping bounds for error rates α and β: `(ln(β/(1−α)), ln((1−β)/α))`.
-pub fn sprt_bounds(alpha: f64, beta: f64) -> (f64, f64) {
-    ((beta / (1.0 - alpha)).ln(), ((1.0 - beta) / alpha).ln())
 }
 
 #[cfg(test)]
