@@ -7,7 +7,8 @@
 //! the number of threads. `docs/arena.md` states the rules and formulas.
 //!
 //! - [`referee`] plays one game between two [`Player`]s and decides the ending.
-//! - [`stats`] holds the score, Elo with a 95 % interval and the GSPRT.
+//! - [`stats`] holds the score, Elo and normalized Elo with 95 % intervals
+//!   over games and over game pairs, and the GSPRT on the pairs.
 //! - [`openings`] reads opening lines and bundles the test openings.
 //! - [`files`] writes a match to disk: CSA records, `results.csv`, `summary.txt`.
 //!
@@ -43,7 +44,10 @@ pub use openings::{
     default_openings, left_out_line, read_openings, select_openings, Opening, TestOpenings,
 };
 pub use referee::{referee, GameEnd, Player, Refereed, SearchPlayer};
-pub use stats::{elo_from_score, sprt_bounds, sprt_llr, Tally};
+pub use stats::{
+    elo_from_score, sprt_bounds, sprt_llr, EloModel, Interval, Pentanomial, SprtConfig, SprtResult,
+    SprtVerdict, Tally,
+};
 
 /// How a match is played. `MatchConfig::default()` is depth 2, 100 games,
 /// 320 plies, all cores, 16 MB tables, no SPRT.
@@ -92,84 +96,6 @@ impl MatchConfig {
             nodes: self.nodes,
             ..Limits::default()
         }
-    }
-}
-
-/// A sequential probability ratio test of H0: Elo(A − B) = `elo0` against
-/// H1: Elo = `elo1`, with error rates `alpha` (accepting H1 when H0 holds) and
-/// `beta` (accepting H0 when H1 holds).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SprtConfig {
-    /// Elo of H0.
-    pub elo0: f64,
-    /// Elo of H1.
-    pub elo1: f64,
-    /// Type I error rate.
-    pub alpha: f64,
-    /// Type II error rate.
-    pub beta: f64,
-}
-
-impl SprtConfig {
-    /// `(ln(β/(1−α)), ln((1−β)/α))`: below the first H0 is accepted, above the second H1.
-    pub fn bounds(&self) -> (f64, f64) {
-        sprt_bounds(self.alpha, self.beta)
-    }
-
-    /// The verdict for a log-likelihood ratio.
-    pub fn verdict(&self, llr: f64) -> SprtVerdict {
-        let (lower, upper) = self.bounds();
-        if llr >= upper {
-            SprtVerdict::H1
-        } else if llr <= lower {
-            SprtVerdict::H0
-        } else {
-            SprtVerdict::Inconclusive
-        }
-    }
-}
-
-/// What an SPRT concluded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SprtVerdict {
-    /// H0 accepted (A is not `elo1` stronger; the LLR fell below the lower bound).
-    H0,
-    /// H1 accepted (the LLR rose above the upper bound).
-    H1,
-    /// Neither bound was reached within the games allowed.
-    Inconclusive,
-}
-
-/// The SPRT at the end of a match.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SprtResult {
-    /// The test.
-    pub config: SprtConfig,
-    /// Log-likelihood ratio after the last game counted.
-    pub llr: f64,
-    /// The verdict.
-    pub verdict: SprtVerdict,
-}
-
-impl std::fmt::Display for SprtResult {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (lower, upper) = self.config.bounds();
-        let verdict = match self.verdict {
-            SprtVerdict::H0 => "H0 accepted",
-            SprtVerdict::H1 => "H1 accepted",
-            SprtVerdict::Inconclusive => "inconclusive",
-        };
-        write!(
-            f,
-            "LLR {:.2} [{:.2}, {:.2}] (elo0 {}, elo1 {}, alpha {}, beta {}): {verdict}",
-            self.llr,
-            lower,
-            upper,
-            self.config.elo0,
-            self.config.elo1,
-            self.config.alpha,
-            self.config.beta
-        )
     }
 }
 
@@ -305,6 +231,11 @@ impl MatchReport {
         self.tally().elo_interval95()
     }
 
+    /// The complete game pairs (games `2k` and `2k + 1`) by A's score over the pair.
+    pub fn pentanomial(&self) -> Pentanomial {
+        Pentanomial::from_games(self.games.iter().map(|g| (g.game, g.score_a())))
+    }
+
     /// Nodes per second of A and of B over the games counted (`None`
     /// before any search time): the engines' speed in the same match.
     pub fn nodes_per_second(&self) -> Option<[f64; 2]> {
@@ -332,39 +263,26 @@ impl MatchReport {
         ))
     }
 
-    /// One line: `A vs B: +W -L =D, score 0.xxx, Elo +x ± y, SPRT: ...`.
+    /// One line: `A vs B: +W -L =D, score 0.xxx, Elo +x ± y [lo, hi], pairs
+    /// LL/LD/DD/WD/WW, nElo +x ± y [lo, hi], SPRT: ...`; Elo and nElo are
+    /// those of the complete pairs (`-` before the first).
     pub fn summary_line(&self, a_name: &str, b_name: &str) -> String {
-        let (lo, hi) = self.elo_interval95();
-        let elo = self.elo();
-        let elo_text = if elo.is_finite() && lo.is_finite() && hi.is_finite() {
-            format!(
-                "Elo {elo:+.1} ± {:.1} [{lo:+.1}, {hi:+.1}]",
-                (hi - lo) / 2.0
-            )
-        } else {
-            format!("Elo {} [{}, {}]", signed(elo), signed(lo), signed(hi))
-        };
+        let pairs = self.pentanomial();
+        let interval = |i: Option<Interval>| i.map_or("-".to_string(), |i| i.to_string());
+        let [ll, ld, dd, wd, ww] = pairs.counts;
         let sprt = match &self.sprt {
             Some(s) => s.to_string(),
             None => "off".to_string(),
         };
         format!(
-            "{a_name} vs {b_name}: +{} -{} ={}, score {:.3}, {elo_text}, SPRT: {sprt}",
+            "{a_name} vs {b_name}: +{} -{} ={}, score {:.3}, Elo {}, pairs {ll}/{ld}/{dd}/{wd}/{ww}, nElo {}, SPRT: {sprt}",
             self.wins,
             self.losses,
             self.draws,
-            self.score()
+            self.score(),
+            interval(pairs.elo95()),
+            interval(pairs.nelo95()),
         )
-    }
-}
-
-fn signed(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:+.1}")
-    } else if x > 0.0 {
-        "+inf".to_string()
-    } else {
-        "-inf".to_string()
     }
 }
 
@@ -415,8 +333,8 @@ pub fn play_game<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
 ///
 /// Games run on `cfg.jobs` threads; `progress` is called on the calling thread
 /// with every game in game order, so what it sees does not depend on the
-/// threads either. With an SPRT the LLR is checked after every completed pair
-/// of games, in order; at the first pair where it crosses a bound the match
+/// threads either. With an SPRT the LLR of the game pairs is checked after
+/// every completed pair, in order; at the first pair where it crosses a bound the match
 /// stops (games of later pairs already under way are dropped, so the report is
 /// the same whatever the thread count). Panics if `openings` is empty.
 pub fn run_match<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
@@ -445,6 +363,7 @@ pub fn run_match<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
         games: Vec::new(),
     };
     let mut tally = Tally::default();
+    let mut pentanomial = Pentanomial::default();
     std::thread::scope(|scope| {
         let (sender, receiver) = mpsc::channel::<(usize, Vec<GameOutcome>)>();
         for _ in 0..jobs {
@@ -485,20 +404,18 @@ pub fn run_match<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
                     Err(_) => unreachable!("a worker stopped before pair {k} was played"),
                 }
             };
+            if let [first, second] = games.as_slice() {
+                pentanomial.add_pair(first.score_a(), second.score_a());
+            }
             for g in games {
                 tally.add(g.score_a());
                 progress(&g);
                 report.games.push(g);
             }
             if let Some(sprt) = cfg.sprt {
-                let llr = tally.llr(sprt.elo0, sprt.elo1);
-                let verdict = sprt.verdict(llr);
-                report.sprt = Some(SprtResult {
-                    config: sprt,
-                    llr,
-                    verdict,
-                });
-                if verdict != SprtVerdict::Inconclusive {
+                let result = sprt.result(&pentanomial);
+                report.sprt = Some(result);
+                if result.verdict != SprtVerdict::Inconclusive {
                     last_pair.store(k, Ordering::Relaxed);
                     break;
                 }

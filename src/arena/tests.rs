@@ -215,6 +215,7 @@ fn sprt_stops_at_the_first_pair_that_decides_whatever_the_threads() {
     let openings = default_openings();
     let mut cfg = config(40, 1);
     cfg.sprt = Some(SprtConfig {
+        model: EloModel::Logistic,
         elo0: 0.0,
         elo1: 200.0,
         alpha: 0.05,
@@ -227,14 +228,14 @@ fn sprt_stops_at_the_first_pair_that_decides_whatever_the_threads() {
     let sprt = one.sprt.unwrap();
     assert_eq!(sprt.verdict, SprtVerdict::H1, "{sprt} {:?}", one.tally());
     assert!(one.games.len() < 40 && one.games.len() % 2 == 0);
-    // The LLR reported is the one of the games counted, and it crossed only at the end.
-    assert_eq!(sprt.llr, one.tally().llr(0.0, 200.0));
-    let mut before = Tally::default();
-    for g in &one.games[..one.games.len() - 2] {
-        before.add(g.score_a());
-    }
+    // The LLR reported is the one of the pairs counted, and it crossed only at the end.
+    assert_eq!(sprt.llr, one.pentanomial().llr_logistic(0.0, 200.0));
+    let before = MatchReport {
+        games: one.games[..one.games.len() - 2].to_vec(),
+        ..one.clone()
+    };
     assert_eq!(
-        cfg.sprt.unwrap().verdict(before.llr(0.0, 200.0)),
+        cfg.sprt.unwrap().result(&before.pentanomial()).verdict,
         SprtVerdict::Inconclusive
     );
 }

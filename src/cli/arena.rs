@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use kifulearn::arena::files::{summary_text, MatchFiles};
 use kifulearn::arena::openings::DEFAULT_OPENINGS_NAME;
 use kifulearn::arena::{
-    default_openings, read_openings, run_match, select_openings, MatchConfig, SprtConfig, Tally,
+    default_openings, read_openings, run_match, select_openings, EloModel, MatchConfig, SprtConfig,
+    Tally,
 };
 use kifulearn::eval::{load_engine_evaluator, EvalChoice};
 
@@ -80,24 +81,18 @@ pub fn run(args: Args) -> CliResult {
         return Err("--depth 0: expected at least 1".into());
     }
     let sprt = match (args.elo0, args.elo1) {
-        (Some(elo0), Some(elo1)) => {
-            if elo0 >= elo1 {
-                return Err(format!("--elo0 {elo0} --elo1 {elo1}: expected elo0 < elo1").into());
-            }
-            for (name, v) in [("--alpha", args.alpha), ("--beta", args.beta)] {
-                if !(v > 0.0 && v < 0.5) {
-                    return Err(format!("{name} {v}: expected a rate in (0, 0.5)").into());
-                }
-            }
-            Some(SprtConfig {
-                elo0,
-                elo1,
-                alpha: args.alpha,
-                beta: args.beta,
-            })
-        }
+        (Some(elo0), Some(elo1)) => Some(SprtConfig {
+            model: EloModel::Logistic,
+            elo0,
+            elo1,
+            alpha: args.alpha,
+            beta: args.beta,
+        }),
         _ => None,
     };
+    if let Some(sprt) = &sprt {
+        sprt.check().map_err(|e| format!("SPRT: {e}"))?;
+    }
     let choice_a = EvalChoice::parse(&args.engine_a);
     let choice_b = EvalChoice::parse(&args.engine_b);
     let a = load_engine_evaluator(&choice_a)?;
