@@ -99,7 +99,8 @@ impl MatchFiles {
     }
 }
 
-/// `summary.txt`: the summary line, then the settings and the endings counted.
+/// `summary.txt`: the summary line, the pairs and the games' own Elo, then the
+/// settings and the endings counted.
 pub fn summary_text(
     report: &MatchReport,
     a_name: &str,
@@ -110,6 +111,17 @@ pub fn summary_text(
     let limits = cfg.limits();
     let mut s = report.summary_line(a_name, b_name);
     s.push('\n');
+    let pairs = report.pentanomial();
+    s.push_str(&format!(
+        "pairs (LL, LD+DL, LW+WL+DD, WD+DW, WW): {:?}, {} pairs\n",
+        pairs.counts,
+        pairs.pairs()
+    ));
+    if let Some(elo) = report.tally().elo95() {
+        s.push_str(&format!(
+            "Elo of the games taken as independent (trinomial): {elo}\n"
+        ));
+    }
     s.push_str(&format!("A: {a_name}\nB: {b_name}\n"));
     s.push_str(&format!(
         "games: {} played of {} (max plies {}), depth {}, nodes {}\n",
