@@ -283,6 +283,8 @@ const NO_DEFAULT: &[&str] = &[
     "match --nodes",
     "match --elo0",
     "match --elo1",
+    "match --nelo0",
+    "match --nelo1",
     "match --out",
     "generate --nodes",
     "generate --openings",

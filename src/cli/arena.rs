@@ -16,6 +16,7 @@ use super::verbosity::summary;
 use super::{verbosity, CliResult};
 
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("sprt").args(["elo0", "nelo0"])))]
 pub struct Args {
     /// Evaluator A: a model file, or `material`. Results are from A's view.
     #[arg(long)]
@@ -53,17 +54,35 @@ pub struct Args {
     /// Megabytes of each side's transposition table.
     #[arg(long, default_value_t = 16)]
     hash: usize,
-    /// SPRT: Elo of H0 (with --elo1; stops the match when the test decides).
-    #[arg(long, requires = "elo1", allow_hyphen_values = true)]
+    /// SPRT on game pairs: logistic Elo of H0 (with --elo1; stops the match
+    /// when the test decides).
+    #[arg(
+        long,
+        requires = "elo1",
+        conflicts_with = "nelo0",
+        allow_hyphen_values = true
+    )]
     elo0: Option<f64>,
-    /// SPRT: Elo of H1.
-    #[arg(long, requires = "elo0", allow_hyphen_values = true)]
+    /// SPRT on game pairs: logistic Elo of H1.
+    #[arg(
+        long,
+        requires = "elo0",
+        conflicts_with = "nelo1",
+        allow_hyphen_values = true
+    )]
     elo1: Option<f64>,
-    /// SPRT: type I error rate (with --elo0 and --elo1).
-    #[arg(long, default_value_t = 0.05, requires = "elo0")]
+    /// SPRT on game pairs: normalized Elo of H0 (with --nelo1; instead of
+    /// --elo0/--elo1; from -200 to 200).
+    #[arg(long, requires = "nelo1", allow_hyphen_values = true)]
+    nelo0: Option<f64>,
+    /// SPRT on game pairs: normalized Elo of H1.
+    #[arg(long, requires = "nelo0", allow_hyphen_values = true)]
+    nelo1: Option<f64>,
+    /// SPRT: type I error rate (with --elo0/--elo1 or --nelo0/--nelo1).
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
     alpha: f64,
-    /// SPRT: type II error rate (with --elo0 and --elo1).
-    #[arg(long, default_value_t = 0.05, requires = "elo0")]
+    /// SPRT: type II error rate (with --elo0/--elo1 or --nelo0/--nelo1).
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
     beta: f64,
     /// Write DIR/games/NNNN.csa, DIR/results.csv and DIR/summary.txt.
     #[arg(long)]
@@ -80,16 +99,18 @@ pub fn run(args: Args) -> CliResult {
     if args.depth == Some(0) {
         return Err("--depth 0: expected at least 1".into());
     }
-    let sprt = match (args.elo0, args.elo1) {
-        (Some(elo0), Some(elo1)) => Some(SprtConfig {
-            model: EloModel::Logistic,
-            elo0,
-            elo1,
-            alpha: args.alpha,
-            beta: args.beta,
-        }),
+    let sprt = match (args.elo0, args.elo1, args.nelo0, args.nelo1) {
+        (Some(elo0), Some(elo1), _, _) => Some((EloModel::Logistic, elo0, elo1)),
+        (_, _, Some(nelo0), Some(nelo1)) => Some((EloModel::Normalized, nelo0, nelo1)),
         _ => None,
-    };
+    }
+    .map(|(model, elo0, elo1)| SprtConfig {
+        model,
+        elo0,
+        elo1,
+        alpha: args.alpha,
+        beta: args.beta,
+    });
     if let Some(sprt) = &sprt {
         sprt.check().map_err(|e| format!("SPRT: {e}"))?;
     }
