@@ -196,6 +196,14 @@ fn identical_evaluators_mirror_each_pair_and_threads_change_nothing() {
     }
     assert_eq!(one.wins, one.losses);
     assert_eq!(one.score(), 0.5);
+    // Every pair scores 1 of 2: no spread between pairs, so Elo 0 exactly and no nElo.
+    assert_eq!(one.pentanomial().counts, [0, 0, 3, 0, 0]);
+    assert!(
+        one.summary_line("A", "B")
+            .ends_with(", Elo +0.0 ± 0.0 [+0.0, +0.0], pairs 0/0/3/0/0, nElo -, SPRT: off"),
+        "{}",
+        one.summary_line("A", "B")
+    );
     let [a, b] = one.nodes_per_second().unwrap();
     assert!(a > 0.0 && b > 0.0);
     assert!(one.speed_line().unwrap().starts_with("speed: A "));
@@ -237,5 +245,44 @@ fn sprt_stops_at_the_first_pair_that_decides_whatever_the_threads() {
     assert_eq!(
         cfg.sprt.unwrap().result(&before.pentanomial()).verdict,
         SprtVerdict::Inconclusive
+    );
+}
+
+#[test]
+fn a_normalized_sprt_counts_whole_pairs_and_stops() {
+    let openings = default_openings();
+    let mut cfg = config(41, 2);
+    let test = SprtConfig {
+        model: EloModel::Normalized,
+        elo0: 0.0,
+        elo1: 100.0,
+        alpha: 0.05,
+        beta: 0.05,
+    };
+    cfg.sprt = Some(test);
+    let r = run_match(&Material, &Upside, &openings, &cfg, |_| {});
+    let sprt = r.sprt.unwrap();
+    assert_eq!(sprt.verdict, SprtVerdict::H1, "{sprt}");
+    assert!(r.games.len() < 40 && r.games.len() % 2 == 0);
+    assert_eq!(sprt.llr, r.pentanomial().llr_normalized(0.0, 100.0));
+    let line = r.summary_line("A", "B");
+    assert!(
+        line.contains(&format!(
+            "SPRT: LLR {:.2} [-2.94, 2.94] (nelo0 0, nelo1 100, alpha 0.05, beta 0.05): H1 accepted",
+            sprt.llr
+        )),
+        "{line}"
+    );
+
+    // An odd game count: the last game counts in W/L/D, in no pair.
+    let mut cfg = config(5, 2);
+    cfg.sprt = Some(test);
+    let r = run_match(&Material, &Upside, &openings, &cfg, |_| {});
+    assert_eq!(r.games.len(), 5);
+    assert_eq!(r.tally().games(), 5);
+    assert_eq!(r.pentanomial().pairs(), 2);
+    assert_eq!(
+        r.sprt.unwrap().llr,
+        r.pentanomial().llr_normalized(0.0, 100.0)
     );
 }
