@@ -37,7 +37,7 @@ impl Pentanomial {
         let mut pairs = Self::default();
         for w in games.windows(2) {
             let ((first, a), (second, b)) = (w[0], w[1]);
-            if first % 2 == 0 && second == first + 1 {
+            if first.is_multiple_of(2) && second == first + 1 {
                 pairs.add_pair(a, b);
             }
         }
