@@ -33,9 +33,13 @@
 //!   `stop`, like `go infinite`.
 //! - `bestmove resign` when the side to move has no legal move; `bestmove win`
 //!   when it may declare an entering-king win ([`can_declare_win`]).
-//! - Time: with a clock, a move may use `time/30 + inc + byoyomi` minus a safety
-//!   margin of [`MARGIN_MS`], never more than `time + byoyomi − margin`; no new
-//!   iteration starts after 60 % of that.
+//! - Time: [`crate::search::clock`] decides, for the USI engine and matches
+//!   alike. `go movetime T` searches `T − clamp(T/20, 5, 150)` ms (90–100 % of
+//!   `T` from 100 ms on); with a clock a move may use `time/30 + inc + byoyomi`,
+//!   never more than `time + byoyomi − margin`.
+//! - `go nodes N` and `NodesLimit` search until N nodes (checked every 1024
+//!   nodes: N to N + 1023), aborting the iteration under way. The last `info`
+//!   line before `bestmove` covers the whole search (its nodes and time).
 
 use std::io::{self, BufRead, Write};
 use std::sync::atomic::Ordering;
@@ -45,15 +49,13 @@ use std::time::{Duration, Instant};
 
 use crate::engine::evaluators::{EvalNoise, Scaled};
 use crate::eval::{load_engine_evaluator, DynEvaluator, EvalChoice, Evaluator};
+use crate::search::clock::MoveClock;
 use crate::search::{
     game_path, Control, EvalCache, Limits, PathEntry, Score, SearchInfo, Searcher,
     TranspositionTable,
 };
 use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Move, Position};
-
-/// Milliseconds kept in hand on every timed move for process and pipe delays.
-pub const MARGIN_MS: u64 = 150;
 
 /// The largest `NodesLimit` (10^12: days of search at any speed this engine reaches).
 pub const MAX_NODES_LIMIT: i64 = 1_000_000_000_000;
@@ -175,29 +177,33 @@ impl Go {
         (go, complaints)
     }
 
-    /// Soft and hard time limits for `side`, if the command gives a clock or a move time.
-    pub fn time_limits(&self, side: crate::shogi::Color) -> (Option<Duration>, Option<Duration>) {
+    /// The time `side` has for this move, if the command gives a move time or a clock.
+    pub fn move_clock(&self, side: crate::shogi::Color) -> Option<MoveClock> {
         if let Some(mt) = self.movetime {
-            let hard = Duration::from_millis(mt.saturating_sub(MARGIN_MS).max(10));
-            return (Some(hard), Some(hard));
+            return Some(MoveClock::MoveTime(Duration::from_millis(mt)));
         }
         let (time, inc) = match side {
             crate::shogi::Color::Black => (self.btime, self.binc),
             crate::shogi::Color::White => (self.wtime, self.winc),
         };
         if time.is_none() && inc.is_none() && self.byoyomi.is_none() {
-            return (None, None);
+            return None;
         }
-        let time = time.unwrap_or(0);
-        let inc = inc.unwrap_or(0);
-        let byoyomi = self.byoyomi.unwrap_or(0);
-        let budget = time / 30 + inc + byoyomi;
-        let ceiling = time + byoyomi;
-        let hard = budget.min(ceiling).saturating_sub(MARGIN_MS).max(10);
-        (
-            Some(Duration::from_millis(hard * 6 / 10)),
-            Some(Duration::from_millis(hard)),
-        )
+        let ms = |v: Option<u64>| Duration::from_millis(v.unwrap_or(0));
+        Some(MoveClock::Clock {
+            time: ms(time),
+            inc: ms(inc),
+            byoyomi: ms(self.byoyomi),
+        })
+    }
+
+    /// Soft and hard time limits for `side` ([`MoveClock::budget`]), if the
+    /// command gives a clock or a move time.
+    pub fn time_limits(&self, side: crate::shogi::Color) -> (Option<Duration>, Option<Duration>) {
+        match self.move_clock(side).map(MoveClock::budget) {
+            Some(b) => (Some(b.soft), Some(b.hard)),
+            None => (None, None),
+        }
     }
 }
 

@@ -51,9 +51,12 @@
 //!   cycle can simply be played again) is a draw (score 0), unless one side gave
 //!   check on every one of its moves in the cycle (連続王手の千日手): that side loses.
 //! - Limits: depth, nodes, a soft time (no new iteration starts after it) and a hard
-//!   time (the search aborts), and a shared stop flag ([`Control`]). Progress is
-//!   reported through a callback with a [`SearchInfo`]; this module never parses or
-//!   prints.
+//!   time (the search aborts), and a shared stop flag ([`Control`]); [`clock`]
+//!   turns a move time or a game clock into the two times. An aborted iteration
+//!   keeps its best move once its first move is searched. Progress is reported
+//!   through a callback with a [`SearchInfo`] after every completed iteration,
+//!   and once more after an aborted one, so the last report covers the whole
+//!   search; this module never parses or prints.
 //!
 //! # What is not implemented
 //!
@@ -62,6 +65,7 @@
 //! search (tsume) and multi-threaded search. The 16-ply self-play and the
 //! conformance script only need correctness; strength comes from the evaluator.
 
+pub mod clock;
 mod eval_cache;
 mod order;
 mod repetition;
@@ -125,7 +129,9 @@ impl Score {
     }
 }
 
-/// One progress report: sent after every completed iteration.
+/// One progress report: sent after every completed iteration, and after an
+/// aborted one (its nodes and time, the line it played to, and the depth of
+/// the last completed iteration, at least 1).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchInfo {
     /// Depth of the completed iteration.
@@ -562,6 +568,18 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
         }
         result.nodes = self.nodes;
+        // An aborted iteration's nodes and time are reported too: the last
+        // report is the whole search (USI `go nodes N` reads N or more there).
+        if self.aborted && !self.pv[0].is_empty() {
+            report(&SearchInfo {
+                depth: result.depth.max(1),
+                seldepth: self.seldepth as u32,
+                score: result.score,
+                nodes: self.nodes,
+                time: self.start.elapsed(),
+                pv: self.pv[0].clone(),
+            });
+        }
         result
     }
 
