@@ -47,3 +47,4 @@ pub mod teacher;
 #[cfg(test)]
 pub(crate) mod testdata;
 pub mod train;
+pub mod usi_client;

@@ -27,6 +27,7 @@ const ORDER: &[&str] = &[
     "search",
     "label",
     "engine",
+    "usi_client",
     "arena",
     "teacher",
     "generate",

@@ -3,11 +3,12 @@
 //!
 //! - [`TeacherSpec`]: the command, the limit (`go depth N` or `go nodes N`),
 //!   hash, timeout, options and the score scale.
-//! - [`UsiEngine`]: one engine process: handshake, `position sfen` + `go`,
-//!   the last `info ... score cp|mate` before `bestmove`. Every read has a
-//!   deadline; a crash, a hang or an answer that does not parse is an error.
-//! - [`Teacher`]: an engine that is restarted when it fails, the position
-//!   retried once and then skipped, with counts ([`TeacherStats`]).
+//! - [`Teacher`]: a [`UsiClient`] (the one USI client, `usi_client`: one
+//!   engine process, every read under a deadline, restarted after a
+//!   failure) asked `go depth N` or `go nodes N` per position, reading the
+//!   last `info ... score cp|mate` before `bestmove`; a crash, a hang or an
+//!   answer that does not parse is retried once on a fresh process, then
+//!   the position is skipped, with counts ([`TeacherStats`]).
 //! - [`label_records`]: a batch of position records labelled by one teacher
 //!   per thread.
 //!
@@ -30,14 +31,13 @@
 //! ```
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::positions::PositionRecord;
 use crate::shogi::Position;
+use crate::usi_client::{search_timeout, UsiClient, UsiError, UsiSpec};
 
-pub use process::{parse_info_score, UsiEngine};
-
-mod process;
+pub use crate::usi_client::{parse_info_score, split_command, InfoScore as TeacherScore};
 
 /// Positions a teacher process labels in [`label_records`] before it is
 /// replaced by a fresh one (the default of `--teacher-batch`): the batches
@@ -112,17 +112,25 @@ impl TeacherSpec {
         if let Some(t) = self.timeout {
             return t;
         }
-        match (self.limit_depth(), self.nodes) {
-            (Some(d), _) => Duration::from_secs(10 << d.saturating_sub(12).min(10)),
-            (None, Some(n)) => Duration::from_secs(10 + n / 100_000),
-            (None, None) => Duration::from_secs(10),
+        search_timeout(self.limit_depth(), self.nodes)
+    }
+
+    /// The engine to run, as the teacher.
+    pub fn usi(&self) -> UsiSpec {
+        UsiSpec {
+            command: self.command.clone(),
+            hash_mb: self.hash_mb,
+            options: self.options.clone(),
+            role: "teacher".into(),
         }
     }
 
     /// Rejects values no run can use, naming the option.
     pub fn check(&self) -> Result<(), TeacherError> {
         let bad = |what: String| Err(TeacherError::Config(what));
-        if split_command(&self.command)?.is_empty() {
+        let words = split_command(&self.command)
+            .map_err(|e| TeacherError::Config(format!("--teacher {e}")))?;
+        if words.is_empty() {
             return bad("--teacher \"\": expected an engine command".into());
         }
         if self.depth == Some(0) {
@@ -186,50 +194,15 @@ impl TeacherSpec {
     }
 }
 
-/// A score as a USI engine reports it, from the side to move's view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TeacherScore {
-    /// `score cp X`.
-    Cp(i32),
-    /// `score mate N`: mate in N plies (N > 0: the side to move mates; N ≤ 0:
-    /// it is mated; `mate +`/`mate -` read as ±1000).
-    Mate(i32),
-}
-
 /// Why a teacher could not label.
 #[derive(Debug, thiserror::Error)]
 pub enum TeacherError {
     /// An option value no run can use.
     #[error("{0}")]
     Config(String),
-    /// The command could not be started.
-    #[error("cannot start teacher {command:?}: {source}")]
-    Spawn {
-        /// The command line.
-        command: String,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// The engine exited (or closed its output) while we waited for `what`.
-    #[error("teacher exited while waiting for {what}")]
-    Crashed {
-        /// What was awaited (`usiok`, `readyok`, `bestmove for SFEN`).
-        what: String,
-    },
-    /// No answer in time.
-    #[error("teacher gave no {what} within {secs:.1} s")]
-    Timeout {
-        /// What was awaited.
-        what: String,
-        /// The deadline, seconds.
-        secs: f64,
-    },
-    /// An answer that does not parse.
-    #[error("teacher answered garbage: {0}")]
-    Garbage(String),
-    /// Writing to the engine failed (it has gone).
-    #[error("cannot write to teacher: {0}")]
-    Write(std::io::Error),
+    /// The engine could not be started, died, hung or answered garbage.
+    #[error(transparent)]
+    Engine(#[from] UsiError),
     /// Too many failures in a row: the engine or its options are wrong.
     #[error("teacher failed {count} times in a row; last error: {last}")]
     GaveUp {
@@ -238,69 +211,6 @@ pub enum TeacherError {
         /// The last one.
         last: String,
     },
-}
-
-/// Splits a command line into words like a POSIX shell (no expansion):
-/// whitespace separates, `'...'` is literal, `"..."` keeps `\"` and `\\`
-/// escapes, a backslash outside quotes escapes the next character.
-pub fn split_command(line: &str) -> Result<Vec<String>, TeacherError> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = line.chars();
-    let unterminated = || TeacherError::Config(format!("--teacher {line:?}: unterminated quote"));
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => return Err(unterminated()),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => return Err(unterminated()),
-                        },
-                        Some(c) => word.push(c),
-                        None => return Err(unterminated()),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(c) = chars.next() {
-                    word.push(c);
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
 }
 
 /// What a [`Teacher`] did.
@@ -330,41 +240,38 @@ impl TeacherStats {
 /// (crash, hang past the timeout, garbage) is retried once on a fresh
 /// process, then skipped and counted.
 pub struct Teacher {
-    spec: TeacherSpec,
-    engine: Option<UsiEngine>,
+    client: UsiClient,
+    go: String,
+    timeout: Duration,
     /// Counts so far.
     pub stats: TeacherStats,
     /// The last failure, for messages.
     pub last_error: Option<String>,
     failures_in_row: u32,
-    /// Whether the running engine has been asked anything since it started.
-    used: bool,
 }
 
 impl Teacher {
     /// Starts the engine once, so a wrong command fails at once.
     pub fn new(spec: &TeacherSpec) -> Result<Self, TeacherError> {
         spec.check()?;
-        let engine = UsiEngine::start(spec)?;
         Ok(Self {
-            spec: spec.clone(),
-            engine: Some(engine),
+            client: UsiClient::start(spec.usi())?,
+            go: spec.go_command(),
+            timeout: spec.timeout(),
             stats: TeacherStats::default(),
             last_error: None,
             failures_in_row: 0,
-            used: false,
         })
     }
 
     /// The engine's `id name`, if running and it gave one.
     pub fn engine_name(&self) -> Option<&str> {
-        self.engine.as_ref().and_then(|e| e.name.as_deref())
+        self.client.name()
     }
 
-    fn fail(&mut self, e: TeacherError) -> Result<(), TeacherError> {
-        if let Some(mut engine) = self.engine.take() {
-            engine.graceful = false; // killed at once by Drop
-        }
+    fn fail(&mut self, e: UsiError) -> Result<(), TeacherError> {
+        self.client.fail();
+        self.stats.restarts = self.client.restarts;
         self.failures_in_row += 1;
         let text = e.to_string();
         self.last_error = Some(text.clone());
@@ -377,36 +284,16 @@ impl Teacher {
         Ok(())
     }
 
-    fn engine(&mut self) -> Result<Option<&mut UsiEngine>, TeacherError> {
-        if self.engine.is_none() {
-            self.stats.restarts += 1;
-            self.used = false;
-            match UsiEngine::start(&self.spec) {
-                Ok(e) => self.engine = Some(e),
-                Err(e) => {
-                    self.fail(e)?;
-                    return Ok(None);
-                }
-            }
-        }
-        Ok(self.engine.as_mut())
-    }
-
     /// A fresh engine process (unless the running one has not been asked
     /// anything yet): call before a batch whose labels must not depend on
     /// what the engine searched before. `usinewgame` is not enough:
     /// Fairy-Stockfish keeps some state across it (a guess: its hash table's
     /// age), and labels after it differ from a fresh process's.
     pub fn fresh(&mut self) -> Result<(), TeacherError> {
-        if self.used || self.engine.is_none() {
-            self.engine = None;
-            self.used = false;
-            match UsiEngine::start(&self.spec) {
-                Ok(e) => self.engine = Some(e),
-                Err(e) => self.fail(e)?,
-            }
+        match self.client.fresh() {
+            Ok(()) => Ok(()),
+            Err(e) => self.fail(e),
         }
-        Ok(())
     }
 
     /// Scores `pos`, or `None` when it was skipped (two failures).
@@ -418,12 +305,12 @@ impl Teacher {
             if attempt == 1 {
                 self.stats.retried += 1;
             }
-            if self.engine()?.is_none() {
-                continue;
-            }
-            self.used = true;
-            let engine = self.engine.as_mut().expect("started above");
-            match engine.score(pos) {
+            let scored = self
+                .client
+                .process()
+                .and_then(|p| score(p, pos, &self.go, self.timeout));
+            self.stats.restarts = self.client.restarts;
+            match scored {
                 Ok(score) => {
                     self.stats.labelled += 1;
                     self.failures_in_row = 0;
@@ -435,6 +322,43 @@ impl Teacher {
         self.stats.skipped += 1;
         Ok(None)
     }
+}
+
+/// Scores `pos` with `engine`: `position sfen ...`, `go`, and the last
+/// `score` of an `info` line before `bestmove`.
+///
+/// Garbage: a `score` that does not parse, a `bestmove` with no score
+/// before it, or a best move that is neither legal here nor `resign`/`win`.
+fn score(
+    engine: &mut crate::usi_client::UsiProcess,
+    pos: &Position,
+    go: &str,
+    timeout: Duration,
+) -> Result<TeacherScore, UsiError> {
+    let sfen = pos.to_sfen();
+    let answer = engine.go(
+        &format!("position sfen {sfen}"),
+        go,
+        Instant::now() + timeout,
+    )?;
+    let garbage = |text: String| UsiError::Garbage {
+        who: "teacher".into(),
+        text,
+    };
+    if let Some(why) = answer.info.garbage {
+        return Err(garbage(why));
+    }
+    let best = &answer.best;
+    if !matches!(best.as_str(), "resign" | "win") && pos.parse_move(best).is_err() {
+        return Err(garbage(format!(
+            "\"bestmove {best}\": not a legal move of {sfen}"
+        )));
+    }
+    answer.info.score.ok_or_else(|| {
+        garbage(format!(
+            "\"bestmove {best}\" with no score before it ({sfen})"
+        ))
+    })
 }
 
 /// Labels `records` with `teachers` (one thread each): every record's score

@@ -1,7 +1,5 @@
-//! One teacher engine process ([`UsiEngine`]): the USI handshake, `position
-//! sfen` + `go`, and the last score before `bestmove` ([`parse_info_score`]),
-//! every read under a deadline; what restarts it when it fails is
-//! [`super::Teacher`].
+//! One running engine ([`UsiProcess`]): the handshake, `position` + `go`
+//! answered by `bestmove`, every read under a deadline.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -9,8 +7,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::{split_command, TeacherError, TeacherScore, TeacherSpec};
-use crate::shogi::Position;
+use super::{split_command, Info, UsiError, UsiSpec};
 
 /// Longest line kept from an engine; the rest of a longer line is dropped.
 const MAX_LINE: usize = 64 * 1024;
@@ -19,39 +16,55 @@ const MAX_LINE: usize = 64 * 1024;
 /// evaluation files.
 const HANDSHAKE: Duration = Duration::from_secs(60);
 
+/// Deadline of `readyok` after `usinewgame` (an engine may clear a large hash).
+const NEW_GAME: Duration = Duration::from_secs(10);
+
+/// The answer to one `go`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The word after `bestmove` (a move, `resign`, `win`; empty if none).
+    pub best: String,
+    /// The word after `ponder`, if given.
+    pub ponder: Option<String>,
+    /// What the `info` lines before `bestmove` said.
+    pub info: Info,
+    /// From writing `go` to reading `bestmove`.
+    pub elapsed: Duration,
+}
+
 /// One running USI engine.
-pub struct UsiEngine {
+pub struct UsiProcess {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
-    go: String,
-    timeout: Duration,
+    who: String,
+    /// When the request being answered was sent (for timeout messages).
+    asked: Instant,
     /// The engine's `id name`, if it gave one.
     pub name: Option<String>,
     /// Whether dropping it sends `quit` and waits a moment (a working
-    /// engine) or kills it at once (one that failed).
-    pub(super) graceful: bool,
+    /// engine) or kills it at once (one that failed: [`UsiProcess::kill`]).
+    graceful: bool,
 }
 
-impl UsiEngine {
+impl UsiProcess {
     /// Starts `spec.command`, does the handshake (`usi`/`usiok`, options,
     /// `isready`/`readyok`) and `usinewgame`.
-    ///
-    /// Options set: `Threads 1`, `Hash` (or `USI_Hash`), `UCI_Variant shogi`
-    /// (Fairy-Stockfish), `USI_Ponder false`, each only if the engine offers
-    /// it, then `spec.options` whatever it offers.
-    pub fn start(spec: &TeacherSpec) -> Result<Self, TeacherError> {
-        let argv = split_command(&spec.command)?;
+    pub fn start(spec: &UsiSpec) -> Result<Self, UsiError> {
+        let who = spec.role.clone();
+        let argv = split_command(&spec.command)
+            .map_err(|e| UsiError::Config(format!("{who} command {e}")))?;
         let (program, args) = argv
             .split_first()
-            .ok_or_else(|| TeacherError::Config("--teacher: empty command".into()))?;
+            .ok_or_else(|| UsiError::Config(format!("{who}: empty command")))?;
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|source| TeacherError::Spawn {
+            .map_err(|source| UsiError::Spawn {
+                who: who.clone(),
                 command: spec.command.clone(),
                 source,
             })?;
@@ -70,13 +83,14 @@ impl UsiEngine {
             child,
             stdin,
             lines,
-            go: spec.go_command(),
-            timeout: spec.timeout(),
+            who,
+            asked: Instant::now(),
             name: None,
             graceful: true,
         };
         // An engine gone before reading `usi` is one that exited at start.
-        engine.send("usi").map_err(|_| TeacherError::Crashed {
+        engine.send("usi").map_err(|_| UsiError::Crashed {
+            who: engine.who.clone(),
             what: "usiok".into(),
         })?;
         let mut offered = HashSet::new();
@@ -119,81 +133,94 @@ impl UsiEngine {
         Ok(engine)
     }
 
-    fn send(&mut self, line: &str) -> Result<(), TeacherError> {
+    /// Writes one line.
+    pub fn send(&mut self, line: &str) -> Result<(), UsiError> {
         writeln!(self.stdin, "{line}")
             .and_then(|_| self.stdin.flush())
-            .map_err(TeacherError::Write)
+            .map_err(|source| UsiError::Write {
+                who: self.who.clone(),
+                source,
+            })
     }
 
-    fn next_line(&mut self, what: &str, deadline: Instant) -> Result<String, TeacherError> {
+    fn next_line(&mut self, what: &str, deadline: Instant) -> Result<String, UsiError> {
         let wait = deadline.saturating_duration_since(Instant::now());
         match self.lines.recv_timeout(wait) {
             Ok(line) => Ok(line),
-            Err(RecvTimeoutError::Timeout) => Err(TeacherError::Timeout {
+            Err(RecvTimeoutError::Timeout) => Err(UsiError::Timeout {
+                who: self.who.clone(),
                 what: what.to_string(),
-                secs: wait.as_secs_f64(),
+                secs: deadline.saturating_duration_since(self.asked).as_secs_f64(),
             }),
-            Err(RecvTimeoutError::Disconnected) => Err(TeacherError::Crashed {
+            Err(RecvTimeoutError::Disconnected) => Err(UsiError::Crashed {
+                who: self.who.clone(),
                 what: what.to_string(),
             }),
         }
     }
 
-    fn ready(&mut self, within: Duration) -> Result<(), TeacherError> {
+    fn ready(&mut self, within: Duration) -> Result<(), UsiError> {
+        self.asked = Instant::now();
         self.send("isready")?;
-        let deadline = Instant::now() + within;
+        let deadline = self.asked + within;
         while self.next_line("readyok", deadline)?.trim() != "readyok" {}
         Ok(())
     }
 
     /// `usinewgame` (Stockfish-like engines clear their hash), then
     /// `isready`/`readyok`.
-    pub fn new_game(&mut self) -> Result<(), TeacherError> {
+    pub fn new_game(&mut self) -> Result<(), UsiError> {
         self.send("usinewgame")?;
-        self.ready(self.timeout.max(Duration::from_secs(10)))
+        self.ready(NEW_GAME)
     }
 
-    /// Scores `pos`: `position sfen ...`, `go depth N|nodes N`, and the last
-    /// `score` of an `info` line before `bestmove`.
-    ///
-    /// Garbage: a `score` that does not parse, a `bestmove` with no score
-    /// before it, or a best move that is neither legal here nor
-    /// `resign`/`win`.
-    pub fn score(&mut self, pos: &Position) -> Result<TeacherScore, TeacherError> {
-        let sfen = pos.to_sfen();
-        self.send(&format!("position sfen {sfen}"))?;
-        let go = self.go.clone();
-        self.send(&go)?;
-        let what = format!("bestmove for {sfen}");
-        let deadline = Instant::now() + self.timeout;
-        let mut last = None;
+    /// `gameover win|lose|draw` for `won` true, false or `None`.
+    pub fn game_over(&mut self, won: Option<bool>) -> Result<(), UsiError> {
+        let result = match won {
+            Some(true) => "win",
+            Some(false) => "lose",
+            None => "draw",
+        };
+        self.send(&format!("gameover {result}"))
+    }
+
+    /// Sends `position` (a whole `position ...` line) and `go` (a whole `go
+    /// ...` line) and reads until `bestmove`, at the latest until `deadline`.
+    pub fn go(&mut self, position: &str, go: &str, deadline: Instant) -> Result<Answer, UsiError> {
+        self.send(position)?;
+        self.asked = Instant::now();
+        self.send(go)?;
+        let mut info = Info::default();
         loop {
-            let line = self.next_line(&what, deadline)?;
+            let line = self.next_line("bestmove", deadline)?;
             let mut words = line.split_whitespace();
             match words.next() {
-                Some("info") => {
-                    if let Some(s) = parse_info_score(&line)? {
-                        last = Some(s);
-                    }
-                }
+                Some("info") => info.read(&line),
                 Some("bestmove") => {
-                    let mv = words.next().unwrap_or("");
-                    if !matches!(mv, "resign" | "win") && pos.parse_move(mv).is_err() {
-                        return Err(TeacherError::Garbage(format!(
-                            "{line:?}: not a legal move of {sfen}"
-                        )));
-                    }
-                    return last.ok_or_else(|| {
-                        TeacherError::Garbage(format!("{line:?} with no score before it ({sfen})"))
+                    let best = words.next().unwrap_or("").to_string();
+                    let ponder = match words.next() {
+                        Some("ponder") => words.next().map(str::to_string),
+                        _ => None,
+                    };
+                    return Ok(Answer {
+                        best,
+                        ponder,
+                        info,
+                        elapsed: self.asked.elapsed(),
                     });
                 }
                 _ => {}
             }
         }
     }
+
+    /// Kills the process at once (it failed: no `quit`, no waiting).
+    pub fn kill(mut self) {
+        self.graceful = false;
+    }
 }
 
-impl Drop for UsiEngine {
+impl Drop for UsiProcess {
     fn drop(&mut self) {
         if self.graceful {
             let _ = writeln!(self.stdin, "quit");
@@ -233,43 +260,4 @@ fn read_line(reader: &mut impl BufRead) -> Option<String> {
         bytes.pop();
     }
     Some(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// The score of an `info` line, if it has one: `score cp X` or `score mate
-/// N` (`mate +`/`mate -` read as ±1000; `lowerbound`/`upperbound` ignored).
-///
-/// ```
-/// use kifulearn::teacher::{parse_info_score, TeacherScore};
-/// let s = parse_info_score("info depth 8 seldepth 11 score cp -161 nodes 9188 pv 7g7f");
-/// assert_eq!(s.unwrap(), Some(TeacherScore::Cp(-161)));
-/// assert_eq!(parse_info_score("info depth 0 score mate 0").unwrap(), Some(TeacherScore::Mate(0)));
-/// assert_eq!(parse_info_score("info string hello").unwrap(), None);
-/// assert!(parse_info_score("info score cp banana").is_err());
-/// ```
-pub fn parse_info_score(line: &str) -> Result<Option<TeacherScore>, TeacherError> {
-    let mut words = line.split_whitespace();
-    while let Some(w) = words.next() {
-        if w == "string" {
-            return Ok(None); // free text follows
-        }
-        if w != "score" {
-            continue;
-        }
-        let garbage = || TeacherError::Garbage(format!("{line:?}: expected score cp X or mate N"));
-        return match (words.next(), words.next()) {
-            (Some("cp"), Some(v)) => v
-                .parse()
-                .map(|v| Some(TeacherScore::Cp(v)))
-                .map_err(|_| garbage()),
-            (Some("mate"), Some("+")) => Ok(Some(TeacherScore::Mate(1000))),
-            (Some("mate"), Some("-")) => Ok(Some(TeacherScore::Mate(-1000))),
-            (Some("mate"), Some(v)) => v
-                .trim_start_matches('+')
-                .parse()
-                .map(|v| Some(TeacherScore::Mate(v)))
-                .map_err(|_| garbage()),
-            _ => Err(garbage()),
-        };
-    }
-    Ok(None)
 }
