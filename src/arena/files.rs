@@ -3,10 +3,12 @@
 //!
 //! Each file is written under a temporary name and renamed when complete, so an
 //! interrupted match leaves whole game records and no half-written table.
-//! `results.csv` columns: `game,opening_line,a_color,result,ending,plies,final_sfen,a_nodes,b_nodes,a_seconds,b_seconds`
+//! `results.csv` columns: `game,opening_line,a_color,result,ending,plies,final_sfen,a_nodes,b_nodes,a_seconds,b_seconds,a_moves,b_moves,a_depth,b_depth,a_ms_per_move,b_ms_per_move,detail`
 //! (`result` from A's view: `win`, `loss`, `draw`; `ending` as
-//! [`super::GameEnd::name`]; `plies` counts the opening's; nodes searched and
-//! seconds spent searching by each side over the game).
+//! [`super::GameEnd::name`]; `plies` counts the opening's; per side over the
+//! game: nodes searched, seconds spent searching, moves chosen, their mean
+//! depth and milliseconds per move ([`super::SideStats`]); `detail`: why a
+//! side failed, when one did: crash, time, illegal move).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -42,6 +44,13 @@ impl MatchFiles {
             "b_nodes",
             "a_seconds",
             "b_seconds",
+            "a_moves",
+            "b_moves",
+            "a_depth",
+            "b_depth",
+            "a_ms_per_move",
+            "b_ms_per_move",
+            "detail",
         ])?;
         Ok(Self {
             dir: dir.to_path_buf(),
@@ -67,7 +76,15 @@ impl MatchFiles {
                 self.a_name,
                 color_name(g.a_color)
             ),
-            format!("result: {} ({} for A)", g.end.name(), g.result_a()),
+            match &g.detail {
+                None => format!("result: {} ({} for A)", g.end.name(), g.result_a()),
+                Some(why) => format!(
+                    "result: {} ({} for A): {}",
+                    g.end.name(),
+                    g.result_a(),
+                    one_line(why)
+                ),
+            },
         ];
         let text = to_csa(&g.to_record(&self.a_name, &self.b_name), &notes);
         write_renamed(&Self::game_path(&self.dir, g.game), text.as_bytes())?;
@@ -79,10 +96,17 @@ impl MatchFiles {
             g.end.name().to_string(),
             g.plies().to_string(),
             g.final_position.to_sfen(),
-            g.nodes[0].to_string(),
-            g.nodes[1].to_string(),
-            format!("{:.3}", g.thinking.0[0].as_secs_f64()),
-            format!("{:.3}", g.thinking.0[1].as_secs_f64()),
+            g.sides[0].nodes.to_string(),
+            g.sides[1].nodes.to_string(),
+            format!("{:.3}", g.sides[0].time.0.as_secs_f64()),
+            format!("{:.3}", g.sides[1].time.0.as_secs_f64()),
+            g.sides[0].moves.to_string(),
+            g.sides[1].moves.to_string(),
+            format!("{:.2}", g.sides[0].mean_depth()),
+            format!("{:.2}", g.sides[1].mean_depth()),
+            format!("{:.1}", g.sides[0].ms_per_move()),
+            format!("{:.1}", g.sides[1].ms_per_move()),
+            g.detail.as_deref().map(one_line).unwrap_or_default(),
         ])?;
         self.results.flush()
     }
@@ -131,9 +155,15 @@ pub fn summary_text(
         limits.depth.map_or("-".to_string(), |d| d.to_string()),
         limits.nodes.map_or("-".to_string(), |n| n.to_string()),
     ));
+    if let Some(time) = cfg.time {
+        s.push_str(&format!(
+            "time: {time}, tolerance {} ms\n",
+            cfg.time_margin.as_millis()
+        ));
+    }
     s.push_str(&format!("openings: {openings}\n"));
-    if let Some(speed) = report.speed_line() {
-        s.push_str(&speed);
+    for line in report.speed_lines() {
+        s.push_str(&line);
         s.push('\n');
     }
     let mut endings: BTreeMap<&str, usize> = BTreeMap::new();
@@ -142,6 +172,10 @@ pub fn summary_text(
     }
     let endings: Vec<String> = endings.iter().map(|(k, v)| format!("{k} {v}")).collect();
     s.push_str(&format!("endings: {}\n", endings.join(", ")));
+    if let Some(faults) = report.fault_line() {
+        s.push_str(&faults);
+        s.push('\n');
+    }
     let plies: usize = report.games.iter().map(GameOutcome::plies).sum();
     if !report.games.is_empty() {
         s.push_str(&format!(
@@ -150,6 +184,11 @@ pub fn summary_text(
         ));
     }
     s
+}
+
+/// `text` on one line (a CSA comment, a CSV cell).
+fn one_line(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
 }
 
 fn color_name(c: Color) -> &'static str {

@@ -1,12 +1,19 @@
-//! In-process matches between two evaluators: referee rules, Elo, SPRT.
+//! Matches between two sides: referee rules, time controls, faults, Elo, SPRT.
 //!
 //! A match plays each opening twice, colours swapped (game `2k`: A is Black,
-//! game `2k + 1`: A is White, both from opening `k`), every side searching with
-//! its own transposition table (cleared before every game) under fixed depth or
-//! node limits. Games are independent, so a match is deterministic whatever
-//! the number of threads. `docs/arena.md` states the rules and formulas.
+//! game `2k + 1`: A is White, both from opening `k`). A side ([`Side`]) is an
+//! evaluator searched in-process, with its own transposition table (cleared
+//! before every game), or another USI engine run as a child process, one per
+//! game thread (`usi_client`). Both play under fixed depth or node limits, or
+//! on a clock ([`TimeControl`]: a move time, or main time with byoyomi or an
+//! increment). Without a clock games are independent and deterministic, so a
+//! match is the same whatever the number of threads; on a clock it depends on
+//! timing. `docs/arena.md` states the rules and formulas.
 //!
-//! - [`referee`] plays one game between two [`Player`]s and decides the ending.
+//! - [`referee`] plays one game between two [`Player`]s and decides the
+//!   ending, faults included (crash, time, illegal move).
+//! - [`side`] makes the players: our search, or an external engine.
+//! - [`clock`] keeps both sides' time in a game.
 //! - [`stats`] holds the score, Elo and normalized Elo with 95 % intervals
 //!   over games and over game pairs, and the GSPRT on the pairs.
 //! - [`openings`] reads opening lines and bundles the test openings.
@@ -30,33 +37,46 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use std::time::Duration;
+
 use crate::eval::Evaluator;
 use crate::record::{Game, Source};
-use crate::search::{Limits, TranspositionTable};
+use crate::search::Limits;
 use crate::shogi::{Color, Move, Position};
 
+pub mod clock;
 pub mod files;
 pub mod openings;
 pub mod referee;
+pub mod side;
 pub mod stats;
+
+pub use clock::{GameClock, TimeControl};
 
 pub use openings::{
     default_openings, left_out_line, read_openings, select_openings, Opening, TestOpenings,
 };
-pub use referee::{referee, GameEnd, Player, Refereed, SearchPlayer};
+pub use referee::{referee, GameEnd, Player, Refereed, Reply, Rules, SearchPlayer, Turn};
+pub use side::{Seat, Side, UsiPlayer};
 pub use stats::{
     elo_from_score, sprt_bounds, sprt_llr, EloModel, Interval, Pentanomial, SprtConfig, SprtResult,
     SprtVerdict, Tally,
 };
 
 /// How a match is played. `MatchConfig::default()` is depth 2, 100 games,
-/// 320 plies, all cores, 16 MB tables, no SPRT.
+/// 320 plies, all cores, 16 MB tables, no clock, no SPRT.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchConfig {
     /// Search depth of both sides (iterative deepening to this depth).
     pub depth: Option<u32>,
     /// Node limit of both sides per move (checked every 1024 nodes, so deterministic).
     pub nodes: Option<u64>,
+    /// The clock both sides play on; `None`: depth and node limits only.
+    /// Our sides search by it ([`crate::search::clock`]) within any depth or
+    /// node limit also given; an external engine gets the clock alone.
+    pub time: Option<TimeControl>,
+    /// Added to a move's allowed time before it is lost on time.
+    pub time_margin: Duration,
     /// Games to play (at most; an SPRT may stop earlier). Opening `k` serves games
     /// `2k` and `2k + 1`; the openings are reused from the first when they run out.
     pub games: usize,
@@ -75,6 +95,8 @@ impl Default for MatchConfig {
         Self {
             depth: Some(2),
             nodes: None,
+            time: None,
+            time_margin: Duration::from_millis(100),
             games: 100,
             max_plies: 320,
             jobs: 0,
@@ -85,16 +107,26 @@ impl Default for MatchConfig {
 }
 
 impl MatchConfig {
-    /// The search limits of every move (depth 2 if neither depth nor nodes is set).
+    /// The search limits of every move (depth 2 if neither depth, nodes nor
+    /// a clock is set); a clock's times are the move's own.
     pub fn limits(&self) -> Limits {
         Limits {
-            depth: if self.depth.is_none() && self.nodes.is_none() {
+            depth: if self.depth.is_none() && self.nodes.is_none() && self.time.is_none() {
                 Some(2)
             } else {
                 self.depth
             },
             nodes: self.nodes,
             ..Limits::default()
+        }
+    }
+
+    /// The referee's rules of every game.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            max_plies: self.max_plies,
+            time: self.time,
+            tolerance: self.time_margin,
         }
     }
 }
@@ -120,21 +152,62 @@ pub struct GameOutcome {
     pub winner: Option<Color>,
     /// The position after the last move.
     pub final_position: Position,
-    /// Nodes searched by A and by B over the game.
-    pub nodes: [u64; 2],
-    /// Time A and B spent searching (not part of a game's identity: two
-    /// plays of a game are equal whatever their timings).
-    pub thinking: Thinking,
+    /// Why a side failed, when one did (crash, time, illegal move).
+    pub detail: Option<String>,
+    /// What A and B searched over the game.
+    pub sides: [SideStats; 2],
 }
 
-/// Time A and B spent searching. Compares equal to any other: a match
-/// replayed on other threads, or on a busier machine, is the same match.
+/// Time spent searching. Compares equal to any other: a match replayed on
+/// other threads, or on a busier machine, is the same match.
 #[derive(Clone, Copy, Debug, Default, Eq)]
-pub struct Thinking(pub [std::time::Duration; 2]);
+pub struct Thinking(pub Duration);
 
 impl PartialEq for Thinking {
     fn eq(&self, _: &Self) -> bool {
         true
+    }
+}
+
+/// What one side searched, over a game or a match: the moves it chose (the
+/// opening's are not its), the depths, nodes and time of their searches. An
+/// external engine's are those of its last `info` before each `bestmove`
+/// (its time: the time to its answer when it reports none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SideStats {
+    /// Moves chosen.
+    pub moves: u32,
+    /// Sum of the depths the searches completed.
+    pub depth: u64,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time spent searching.
+    pub time: Thinking,
+}
+
+impl SideStats {
+    /// Adds `other`'s moves, depths, nodes and time.
+    pub fn add(&mut self, other: &SideStats) {
+        self.moves += other.moves;
+        self.depth += other.depth;
+        self.nodes += other.nodes;
+        self.time.0 += other.time.0;
+    }
+
+    /// Mean depth per move (0 without moves).
+    pub fn mean_depth(&self) -> f64 {
+        self.depth as f64 / f64::from(self.moves.max(1))
+    }
+
+    /// Milliseconds per move (0 without moves).
+    pub fn ms_per_move(&self) -> f64 {
+        self.time.0.as_secs_f64() * 1000.0 / f64::from(self.moves.max(1))
+    }
+
+    /// Nodes per second of search time (`None` before any).
+    pub fn nodes_per_second(&self) -> Option<f64> {
+        let secs = self.time.0.as_secs_f64();
+        (secs > 0.0).then(|| self.nodes as f64 / secs)
     }
 }
 
@@ -236,30 +309,83 @@ impl MatchReport {
         Pentanomial::from_games(self.games.iter().map(|g| (g.game, g.score_a())))
     }
 
+    /// What A and B searched over the games counted.
+    pub fn side_stats(&self) -> [SideStats; 2] {
+        let mut sides = [SideStats::default(); 2];
+        for g in &self.games {
+            for (total, game) in sides.iter_mut().zip(&g.sides) {
+                total.add(game);
+            }
+        }
+        sides
+    }
+
     /// Nodes per second of A and of B over the games counted (`None`
     /// before any search time): the engines' speed in the same match.
     pub fn nodes_per_second(&self) -> Option<[f64; 2]> {
-        let mut nodes = [0u64; 2];
-        let mut secs = [0f64; 2];
-        for g in &self.games {
-            for side in 0..2 {
-                nodes[side] += g.nodes[side];
-                secs[side] += g.thinking.0[side].as_secs_f64();
-            }
-        }
-        (secs[0] > 0.0 && secs[1] > 0.0)
-            .then(|| [nodes[0] as f64 / secs[0], nodes[1] as f64 / secs[1]])
+        let [a, b] = self.side_stats();
+        Some([a.nodes_per_second()?, b.nodes_per_second()?])
     }
 
-    /// `speed: A 1.37M nodes/s, B 4.90M nodes/s, A/B 0.28` (what each engine
-    /// searched per second of its own thinking, games in parallel included).
-    pub fn speed_line(&self) -> Option<String> {
-        let [a, b] = self.nodes_per_second()?;
+    /// One line per side, then A's speed over B's (when both are known):
+    ///
+    /// ```text
+    /// speed A: 1.37M nodes/s, depth 4.21, 48.1 ms/move (1234 moves)
+    /// speed B: 4.90M nodes/s, depth 5.02, 47.3 ms/move (1230 moves)
+    /// speed A/B: 0.28
+    /// ```
+    ///
+    /// Nodes per second of each side's own search time, games in parallel
+    /// included; an external engine's as it reports them.
+    pub fn speed_lines(&self) -> Vec<String> {
+        let sides = self.side_stats();
+        if sides.iter().all(|s| s.moves == 0) {
+            return Vec::new();
+        }
+        let mut lines: Vec<String> = ["A", "B"]
+            .iter()
+            .zip(&sides)
+            .map(|(name, s)| {
+                let nps = s
+                    .nodes_per_second()
+                    .map_or("-".to_string(), |n| format!("{:.2}M", n / 1e6));
+                format!(
+                    "speed {name}: {nps} nodes/s, depth {:.2}, {:.1} ms/move ({} moves)",
+                    s.mean_depth(),
+                    s.ms_per_move(),
+                    s.moves
+                )
+            })
+            .collect();
+        if let Some([a, b]) = self.nodes_per_second().filter(|[_, b]| *b > 0.0) {
+            lines.push(format!("speed A/B: {:.2}", a / b));
+        }
+        lines
+    }
+
+    /// `faults: A none, B crash 1, time_up 2`: the games each side lost by
+    /// failing (crash, time, illegal move); `None` when none did.
+    pub fn fault_line(&self) -> Option<String> {
+        let mut counts: [BTreeMap<&str, u32>; 2] = Default::default();
+        for g in self.games.iter().filter(|g| g.end.is_fault()) {
+            let loser = usize::from(g.score_a() > 0.5);
+            *counts[loser].entry(g.end.name()).or_default() += 1;
+        }
+        if counts.iter().all(BTreeMap::is_empty) {
+            return None;
+        }
+        let side = |c: &BTreeMap<&str, u32>| {
+            if c.is_empty() {
+                "none".to_string()
+            } else {
+                let parts: Vec<String> = c.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                parts.join(", ")
+            }
+        };
         Some(format!(
-            "speed: A {:.2}M nodes/s, B {:.2}M nodes/s, A/B {:.2}",
-            a / 1e6,
-            b / 1e6,
-            a / b
+            "faults: A {}; B {}",
+            side(&counts[0]),
+            side(&counts[1])
         ))
     }
 
@@ -286,33 +412,30 @@ impl MatchReport {
     }
 }
 
-/// Plays game `game` of a match: opening `game / 2`, A Black in even games.
+/// Plays game `game` of a match: opening `game / 2`, A Black in even games,
+/// each side in its seat (made by [`Side::seat`]).
 pub fn play_game<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
-    a: &A,
-    b: &B,
+    a: &Side<'_, A>,
+    b: &Side<'_, B>,
     opening: &Opening,
     game: usize,
     cfg: &MatchConfig,
-    tables: &mut [TranspositionTable; 2],
+    seats: &mut [Seat; 2],
 ) -> GameOutcome {
     let a_color = if game.is_multiple_of(2) {
         Color::Black
     } else {
         Color::White
     };
-    let [table_a, table_b] = tables;
-    table_a.clear();
-    table_b.clear();
-    let mut player_a = SearchPlayer::new(a, table_a, cfg.limits());
-    let mut player_b = SearchPlayer::new(b, table_b, cfg.limits());
+    let [seat_a, seat_b] = seats;
+    let mut player_a = a.player(seat_a, cfg);
+    let mut player_b = b.player(seat_b, cfg);
     let (black, white): (&mut dyn Player, &mut dyn Player) = if a_color == Color::Black {
-        (&mut player_a, &mut player_b)
+        (&mut *player_a, &mut *player_b)
     } else {
-        (&mut player_b, &mut player_a)
+        (&mut *player_b, &mut *player_a)
     };
-    let r = referee(&opening.start, &opening.moves, black, white, cfg.max_plies);
-    let nodes = [player_a.nodes, player_b.nodes];
-    let thinking = Thinking([player_a.thinking, player_b.thinking]);
+    let r = referee(&opening.start, &opening.moves, black, white, &cfg.rules());
     GameOutcome {
         game,
         opening_line: opening.line,
@@ -323,23 +446,37 @@ pub fn play_game<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
         end: r.end,
         winner: r.winner,
         final_position: r.final_position,
-        nodes,
-        thinking,
+        detail: r.detail,
+        sides: [player_a.stats(), player_b.stats()],
     }
+}
+
+/// Plays a match of `a` against `b`, both evaluators searched in-process
+/// ([`run_sides`] with [`Side::Search`]).
+pub fn run_match<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
+    a: &A,
+    b: &B,
+    openings: &[Opening],
+    cfg: &MatchConfig,
+    progress: impl FnMut(&GameOutcome),
+) -> MatchReport {
+    run_sides(&Side::Search(a), &Side::Search(b), openings, cfg, progress)
 }
 
 /// Plays a match of `a` against `b` from `openings` (used in order, opening `k`
 /// for games `2k` and `2k + 1`, from the first again when they run out).
 ///
-/// Games run on `cfg.jobs` threads; `progress` is called on the calling thread
-/// with every game in game order, so what it sees does not depend on the
-/// threads either. With an SPRT the LLR of the game pairs is checked after
-/// every completed pair, in order; at the first pair where it crosses a bound the match
-/// stops (games of later pairs already under way are dropped, so the report is
-/// the same whatever the thread count). Panics if `openings` is empty.
-pub fn run_match<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
-    a: &A,
-    b: &B,
+/// Games run on `cfg.jobs` threads, each with its own seat per side (a table,
+/// or an external engine's process); `progress` is called on the calling
+/// thread with every game in game order, so what it sees does not depend on
+/// the threads either. With an SPRT the LLR of the game pairs is checked
+/// after every completed pair, in order; at the first pair where it crosses a
+/// bound the match stops (games of later pairs already under way are
+/// dropped, so the report is the same whatever the thread count). Panics if
+/// `openings` is empty.
+pub fn run_sides<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
+    a: &Side<'_, A>,
+    b: &Side<'_, B>,
     openings: &[Opening],
     cfg: &MatchConfig,
     mut progress: impl FnMut(&GameOutcome),
@@ -370,10 +507,7 @@ pub fn run_match<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
             let sender = sender.clone();
             let (next_pair, last_pair) = (&next_pair, &last_pair);
             scope.spawn(move || {
-                let mut tables = [
-                    TranspositionTable::new(cfg.hash_mb),
-                    TranspositionTable::new(cfg.hash_mb),
-                ];
+                let mut seats = [a.seat(cfg), b.seat(cfg)];
                 loop {
                     let k = next_pair.fetch_add(1, Ordering::Relaxed);
                     if k >= pairs || k > last_pair.load(Ordering::Relaxed) {
@@ -381,7 +515,7 @@ pub fn run_match<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
                     }
                     let opening = &openings[k % openings.len()];
                     let games = (2 * k..(2 * k + 2).min(cfg.games))
-                        .map(|g| play_game(a, b, opening, g, cfg, &mut tables))
+                        .map(|g| play_game(a, b, opening, g, cfg, &mut seats))
                         .collect();
                     if sender.send((k, games)).is_err() {
                         break;

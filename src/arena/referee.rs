@@ -1,45 +1,115 @@
 //! The referee: plays one game between two [`Player`]s and decides how it ended.
 //!
-//! Only moves from [`Position::for_each_legal_move`] are ever played; a player
-//! that returns no move, or a move outside that list, loses on the spot
-//! (the move is not played). At each turn, in this order:
+//! Only moves from [`Position::for_each_legal_move`] are ever played. At each
+//! turn, in this order:
 //!
 //! 1. the side to move has no legal move: it loses ([`GameEnd::Checkmate`]);
 //! 2. it may declare an entering-king win ([`can_declare_win`], the 27-point
 //!    rule): it does, and wins ([`GameEnd::Declaration`]);
 //! 3. `max_plies` moves have been played since the start position (opening
 //!    moves included): draw ([`GameEnd::MaxPlies`]);
-//! 4. otherwise the player moves. If the position after the move (board, hands
-//!    and side to move: [`Position::hash`]) has now occurred four times, the
-//!    game ends in sennichite: a draw ([`GameEnd::Repetition`]), unless one side
-//!    gave check with every one of its moves since the first occurrence
-//!    (連続王手の千日手): that side loses ([`GameEnd::PerpetualCheck`]).
+//! 4. otherwise the player moves. A player that fails loses on the spot,
+//!    nothing played: it crashed ([`GameEnd::Crash`]), gave no answer by its
+//!    deadline or answered later than its time allows plus the tolerance
+//!    ([`GameEnd::TimeUp`]), resigned ([`GameEnd::Resign`]) or answered a
+//!    move that is not legal here, a false `win` or no move
+//!    ([`GameEnd::IllegalMove`]). The referee times every answer itself, for
+//!    every kind of player, and says why in [`Refereed::detail`];
+//! 5. if the position after the move (board, hands and side to move:
+//!    [`Position::hash`]) has now occurred four times, the game ends in
+//!    sennichite: a draw ([`GameEnd::Repetition`]), unless one side gave check
+//!    with every one of its moves since the first occurrence (連続王手の千日手):
+//!    that side loses ([`GameEnd::PerpetualCheck`]).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use super::clock::{GameClock, TimeControl};
+use super::SideStats;
 use crate::eval::Evaluator;
 use crate::search::{Control, EvalCache, Limits, PathEntry, Searcher, TranspositionTable};
 use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Color, Move, Position};
 
-/// Chooses moves for one side.
-pub trait Player {
-    /// The move to play in `pos`; `history` holds the repetition entries of the
-    /// game's positions before `pos` (oldest first). `None` resigns.
-    fn choose(&mut self, pos: &Position, history: &[PathEntry]) -> Option<Move>;
+/// What a player is told at its turn.
+#[derive(Clone, Copy, Debug)]
+pub struct Turn<'a> {
+    /// The game's start position.
+    pub start: &'a Position,
+    /// Every move from `start` so far, the opening's included.
+    pub moves: &'a [Move],
+    /// The position to move in.
+    pub pos: &'a Position,
+    /// The repetition entries of the game's positions before `pos` (oldest first).
+    pub history: &'a [PathEntry],
+    /// Both sides' clocks, when the game is played on time.
+    pub clock: Option<&'a GameClock>,
+    /// When an answer not yet given loses on time (the clock's allowance
+    /// plus the tolerance); a player that waits for one stops waiting then.
+    pub deadline: Option<Instant>,
 }
 
-/// A player that searches with an evaluator: [`Searcher::search`] under fixed
-/// limits, its own transposition table, the game's history for repetitions.
+/// A player's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// This move (the referee checks that it is legal).
+    Move(Move),
+    /// It resigns.
+    Resign,
+    /// It answered something that is no move of the position (shown as given).
+    Illegal(String),
+    /// It failed: crashed, or its answer could not be read (why).
+    Crashed(String),
+    /// It gave no answer by the deadline (why).
+    NoAnswer(String),
+}
+
+/// Chooses moves for one side.
+pub trait Player {
+    /// The answer for `turn`.
+    fn choose(&mut self, turn: &Turn<'_>) -> Reply;
+
+    /// The game is over: won (`Some(true)`), lost or drawn (`None`).
+    fn game_over(&mut self, _won: Option<bool>) {}
+
+    /// What it searched over the game so far.
+    fn stats(&self) -> SideStats {
+        SideStats::default()
+    }
+}
+
+/// What a game is played under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// Plies from the start position (opening moves included) after which
+    /// the game is drawn.
+    pub max_plies: usize,
+    /// The time control, if the game is played on time.
+    pub time: Option<TimeControl>,
+    /// Added to the time a move is allowed before it is lost on time.
+    pub tolerance: Duration,
+}
+
+impl Rules {
+    /// No clock: only `max_plies`.
+    pub fn untimed(max_plies: usize) -> Self {
+        Self {
+            max_plies,
+            time: None,
+            tolerance: Duration::ZERO,
+        }
+    }
+}
+
+/// A player that searches with an evaluator: [`Searcher::search`] under the
+/// match's limits (and the clock, when the game is timed), its own
+/// transposition table, the game's history for repetitions.
 pub struct SearchPlayer<'a, E: Evaluator + ?Sized> {
     eval: &'a E,
     table: &'a mut TranspositionTable,
     limits: Limits,
-    /// Nodes searched over every move so far.
-    pub nodes: u64,
-    /// Time spent searching over every move so far.
-    pub thinking: Duration,
+    /// What it searched over every move so far.
+    pub stats: SideStats,
     /// The evaluation cache of a costly evaluator, kept from move to move:
     /// each search meets again many positions that the one before evaluated.
     cache: Option<Box<EvalCache>>,
@@ -52,26 +122,42 @@ impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
             eval,
             table,
             limits,
-            nodes: 0,
-            thinking: Duration::ZERO,
+            stats: SideStats::default(),
             cache: eval.costly().then(|| Box::new(EvalCache::new())),
         }
     }
 }
 
 impl<E: Evaluator + ?Sized> Player for SearchPlayer<'_, E> {
-    fn choose(&mut self, pos: &Position, history: &[PathEntry]) -> Option<Move> {
+    fn choose(&mut self, turn: &Turn<'_>) -> Reply {
         let control = Control::new();
         let start = Instant::now();
-        let mut searcher = Searcher::new(self.eval, self.table, &control, self.limits.clone());
+        let limits = match turn.clock {
+            Some(clock) => clock
+                .move_clock(turn.pos.side_to_move())
+                .limits(self.limits.clone()),
+            None => self.limits.clone(),
+        };
+        let mut searcher = Searcher::new(self.eval, self.table, &control, limits);
         if let Some(cache) = self.cache.take() {
             searcher = searcher.with_eval_cache(cache);
         }
-        let result = searcher.search(pos, history, |_| {});
+        let result = searcher.search(turn.pos, turn.history, |_| {});
         self.cache = searcher.take_eval_cache();
-        self.thinking += start.elapsed();
-        self.nodes += result.nodes;
-        result.best
+        self.stats.add(&SideStats {
+            moves: 1,
+            depth: u64::from(result.depth),
+            nodes: result.nodes,
+            time: super::Thinking(start.elapsed()),
+        });
+        match result.best {
+            Some(mv) => Reply::Move(mv),
+            None => Reply::Resign,
+        }
+    }
+
+    fn stats(&self) -> SideStats {
+        self.stats
     }
 }
 
@@ -80,8 +166,18 @@ impl<E: Evaluator + ?Sized> Player for SearchPlayer<'_, E> {
 pub enum GameEnd {
     /// The side to move had no legal move and lost.
     Checkmate,
-    /// The side to move gave no legal move (none, or one not in the legal list) and lost.
+    /// The side to move resigned (`bestmove resign`; a search with no move).
     Resign,
+    /// The side to move answered a move that is not legal here (or a false
+    /// `win`, or nothing) and lost; the move was not played.
+    IllegalMove,
+    /// The side to move answered too late, or not at all, and lost.
+    TimeUp,
+    /// This side (to move) crashed or could not be read, and lost.
+    Crash {
+        /// The side that failed (the loser).
+        side: Color,
+    },
     /// Sennichite: the same position for the fourth time; a draw.
     Repetition,
     /// Sennichite in which this side checked on every one of its moves; it lost.
@@ -97,12 +193,16 @@ pub enum GameEnd {
 
 impl GameEnd {
     /// The record's ending for this end, as the CSA writer codes it: mate and
-    /// resignation as `%TORYO`, perpetual check as the checker's illegal action,
-    /// the ply limit as `%JISHOGI`.
+    /// resignation as `%TORYO`, an illegal move `%ILLEGAL_MOVE` and a time
+    /// loss `%TIME_UP` (the side to move lost), a crash and perpetual check
+    /// as the failing side's `%±ILLEGAL_ACTION`, the ply limit as `%JISHOGI`.
     pub fn ending(self) -> crate::record::Ending {
         use crate::record::Ending;
         match self {
             GameEnd::Checkmate | GameEnd::Resign => Ending::Resign,
+            GameEnd::IllegalMove => Ending::IllegalMove,
+            GameEnd::TimeUp => Ending::TimeUp,
+            GameEnd::Crash { side } => Ending::IllegalAction(side),
             GameEnd::Repetition => Ending::Repetition,
             GameEnd::PerpetualCheck { checker } => Ending::IllegalAction(checker),
             GameEnd::Declaration => Ending::EnteringKingWin,
@@ -120,17 +220,29 @@ impl GameEnd {
         }
     }
 
-    /// A short name for reports: `checkmate`, `resign`, `sennichite`,
-    /// `oute_sennichite`, `kachi`, `max_plies`.
+    /// A short name for reports: `checkmate`, `resign`, `illegal_move`,
+    /// `time_up`, `crash`, `sennichite`, `oute_sennichite`, `kachi`, `max_plies`.
     pub fn name(&self) -> &'static str {
         match self {
             GameEnd::Checkmate => "checkmate",
             GameEnd::Resign => "resign",
+            GameEnd::IllegalMove => "illegal_move",
+            GameEnd::TimeUp => "time_up",
+            GameEnd::Crash { .. } => "crash",
             GameEnd::Repetition => "sennichite",
             GameEnd::PerpetualCheck { .. } => "oute_sennichite",
             GameEnd::Declaration => "kachi",
             GameEnd::MaxPlies => "max_plies",
         }
+    }
+
+    /// Whether a player failed (crash, time, illegal move): a fault, not a
+    /// result of the play.
+    pub fn is_fault(&self) -> bool {
+        matches!(
+            self,
+            GameEnd::IllegalMove | GameEnd::TimeUp | GameEnd::Crash { .. }
+        )
     }
 }
 
@@ -145,16 +257,32 @@ pub struct Refereed {
     pub winner: Option<Color>,
     /// The position after the last move.
     pub final_position: Position,
+    /// Why a player failed, when one did ([`GameEnd::is_fault`]).
+    pub detail: Option<String>,
 }
 
 /// Plays a game from `start` after the `opening` moves (each must be legal),
-/// `black` and `white` choosing the moves, under the rules of the module docs.
+/// `black` and `white` choosing the moves, under `rules` and the rules of
+/// the module docs. Both players are told the result at the end.
 pub fn referee(
     start: &Position,
     opening: &[Move],
     black: &mut dyn Player,
     white: &mut dyn Player,
-    max_plies: usize,
+    rules: &Rules,
+) -> Refereed {
+    let r = play(start, opening, black, white, rules);
+    black.game_over(r.winner.map(|w| w == Color::Black));
+    white.game_over(r.winner.map(|w| w == Color::White));
+    r
+}
+
+fn play(
+    start: &Position,
+    opening: &[Move],
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    rules: &Rules,
 ) -> Refereed {
     let mut pos = start.clone();
     let mut moves: Vec<Move> = Vec::new();
@@ -171,12 +299,24 @@ pub fn referee(
             .and_modify(|e| e.0 += 1)
             .or_insert((1, path.len() - 1));
     }
+    let mut clock = rules.time.map(GameClock::new);
     let mut legal = Vec::new();
     let end = |end: GameEnd, winner: Option<Color>, moves: Vec<Move>, pos: Position| Refereed {
         moves,
         end,
         winner,
         final_position: pos,
+        detail: None,
+    };
+    let fault = |end: GameEnd, detail: String, moves: Vec<Move>, pos: Position| {
+        let loser = pos.side_to_move();
+        Refereed {
+            moves,
+            end,
+            winner: Some(!loser),
+            final_position: pos,
+            detail: Some(detail),
+        }
     };
     loop {
         let side = pos.side_to_move();
@@ -187,7 +327,7 @@ pub fn referee(
         if can_declare_win(&pos) {
             return end(GameEnd::Declaration, Some(side), moves, pos);
         }
-        if moves.len() >= max_plies {
+        if moves.len() >= rules.max_plies {
             return end(GameEnd::MaxPlies, None, moves, pos);
         }
         let player: &mut dyn Player = if side == Color::Black {
@@ -195,10 +335,47 @@ pub fn referee(
         } else {
             &mut *white
         };
-        let chosen = player.choose(&pos, &path[..path.len() - 1]);
-        let Some(mv) = chosen.filter(|mv| legal.contains(mv)) else {
-            return end(GameEnd::Resign, Some(!side), moves, pos);
+        if let Some(c) = clock.as_mut() {
+            c.start_turn(side);
+        }
+        let allowed = clock.as_ref().map(|c| c.allowed(side));
+        let asked = Instant::now();
+        let reply = player.choose(&Turn {
+            start,
+            moves: &moves,
+            pos: &pos,
+            history: &path[..path.len() - 1],
+            clock: clock.as_ref(),
+            deadline: allowed.map(|a| asked + a + rules.tolerance),
+        });
+        let used = asked.elapsed();
+        let late = allowed.filter(|&a| used > a + rules.tolerance);
+        let mv = match reply {
+            Reply::Crashed(why) => return fault(GameEnd::Crash { side }, why, moves, pos),
+            Reply::NoAnswer(why) => return fault(GameEnd::TimeUp, why, moves, pos),
+            _ if late.is_some() => {
+                let why = format!(
+                    "answered after {} ms; {} ms allowed + {} ms tolerance",
+                    used.as_millis(),
+                    late.unwrap_or_default().as_millis(),
+                    rules.tolerance.as_millis()
+                );
+                return fault(GameEnd::TimeUp, why, moves, pos);
+            }
+            Reply::Resign => return end(GameEnd::Resign, Some(!side), moves, pos),
+            Reply::Illegal(what) => {
+                let why = format!("answered {what:?}, not a legal move here");
+                return fault(GameEnd::IllegalMove, why, moves, pos);
+            }
+            Reply::Move(mv) if !legal.contains(&mv) => {
+                let why = format!("answered {mv}, not a legal move here");
+                return fault(GameEnd::IllegalMove, why, moves, pos);
+            }
+            Reply::Move(mv) => mv,
         };
+        if let Some(c) = clock.as_mut() {
+            c.spend(side, used);
+        }
         pos.play_unchecked(mv);
         moves.push(mv);
         path.push(PathEntry::of(&pos));

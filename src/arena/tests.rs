@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::eval::Material;
-use crate::search::PathEntry;
+use crate::search::{Limits, TranspositionTable};
 use crate::shogi::parse_usi_move;
 
 /// Plays its moves in order, whatever the position; `None` when they run out.
@@ -16,8 +16,8 @@ impl Script {
 }
 
 impl Player for Script {
-    fn choose(&mut self, _: &Position, _: &[PathEntry]) -> Option<Move> {
-        self.0.next()
+    fn choose(&mut self, _: &Turn<'_>) -> Reply {
+        self.0.next().map_or(Reply::Resign, Reply::Move)
     }
 }
 
@@ -43,7 +43,7 @@ fn a_mate_in_one_is_played_and_wins() {
         &[],
         &mut searcher(&mut t1, 1),
         &mut searcher(&mut t2, 1),
-        320,
+        &Rules::untimed(320),
     );
     assert_eq!(r.end, GameEnd::Checkmate, "{:?}", r.moves);
     assert_eq!(r.moves, [parse_usi_move("G*8e").unwrap()]);
@@ -67,7 +67,13 @@ fn four_fold_repetition_is_a_draw() {
         "{}",
         pos.to_sfen()
     );
-    let r = referee(&opening.start, &opening_moves, &mut black, &mut white, 320);
+    let r = referee(
+        &opening.start,
+        &opening_moves,
+        &mut black,
+        &mut white,
+        &Rules::untimed(320),
+    );
     assert_eq!(r.end, GameEnd::Repetition);
     assert_eq!(r.winner, None);
     assert_eq!(r.moves.len(), 24 + 12);
@@ -86,7 +92,7 @@ fn perpetual_check_loses_for_the_checker() {
     let mut white = Script::new(&[
         "6b6c", "6c6b", "6b6c", "6c6b", "6b6c", "6c6b", "6b6c", "6c6b",
     ]);
-    let r = referee(&pos, &[], &mut black, &mut white, 320);
+    let r = referee(&pos, &[], &mut black, &mut white, &Rules::untimed(320));
     assert_eq!(
         r.end,
         GameEnd::PerpetualCheck {
@@ -99,7 +105,7 @@ fn perpetual_check_loses_for_the_checker() {
     let pos = Position::from_sfen("9/3k5/9/9/9/9/9/9/R3K4 b - 1").unwrap();
     let mut black = Script::new(&["5i4h", "4h5i", "5i4h", "4h5i", "5i4h", "4h5i"]);
     let mut white = Script::new(&["6b6c", "6c6b", "6b6c", "6c6b", "6b6c", "6c6b"]);
-    let r = referee(&pos, &[], &mut black, &mut white, 320);
+    let r = referee(&pos, &[], &mut black, &mut white, &Rules::untimed(320));
     assert_eq!(r.end, GameEnd::Repetition);
     assert_eq!(r.moves.len(), 12);
 }
@@ -113,7 +119,7 @@ fn the_ply_limit_draws_and_counts_the_opening() {
         &opening.moves,
         &mut searcher(&mut t1, 1),
         &mut searcher(&mut t2, 1),
-        30,
+        &Rules::untimed(30),
     );
     assert_eq!(r.end, GameEnd::MaxPlies);
     assert_eq!(r.winner, None);
@@ -131,7 +137,7 @@ fn a_side_that_may_declare_does_and_wins() {
         &[],
         &mut searcher(&mut t1, 1),
         &mut searcher(&mut t2, 1),
-        320,
+        &Rules::untimed(320),
     );
     assert_eq!(r.end, GameEnd::Declaration);
     assert_eq!(r.winner, Some(Color::Black));
@@ -144,16 +150,162 @@ fn an_illegal_or_missing_move_loses_and_is_never_played() {
     // Black's first move is a pawn move two squares: not legal, not played.
     let mut black = Script::new(&["7g7e"]);
     let mut white = Script::new(&[]);
-    let r = referee(&start, &[], &mut black, &mut white, 320);
-    assert_eq!(r.end, GameEnd::Resign);
+    let r = referee(&start, &[], &mut black, &mut white, &Rules::untimed(320));
+    assert_eq!(r.end, GameEnd::IllegalMove);
+    assert_eq!(
+        r.detail.as_deref(),
+        Some("answered 7g7e, not a legal move here")
+    );
     assert_eq!(r.winner, Some(Color::White));
     assert!(r.moves.is_empty());
-    // White has nothing to say after 7g7f: it loses.
+    // White has nothing to say after 7g7f: it resigns.
     let mut black = Script::new(&["7g7f"]);
     let mut white = Script::new(&[]);
-    let r = referee(&start, &[], &mut black, &mut white, 320);
+    let r = referee(&start, &[], &mut black, &mut white, &Rules::untimed(320));
     assert_eq!((r.end, r.winner), (GameEnd::Resign, Some(Color::Black)));
     assert_eq!(r.moves.len(), 1);
+    assert_eq!(r.detail, None);
+}
+
+/// Answers `reply` after `delay`, and keeps the `go` command it was given.
+struct Faulty {
+    reply: Reply,
+    delay: std::time::Duration,
+    gos: Vec<String>,
+    result: Option<Option<bool>>,
+}
+
+impl Faulty {
+    fn new(reply: Reply, delay_ms: u64) -> Self {
+        Self {
+            reply,
+            delay: std::time::Duration::from_millis(delay_ms),
+            gos: Vec::new(),
+            result: None,
+        }
+    }
+}
+
+impl Player for Faulty {
+    fn choose(&mut self, turn: &Turn<'_>) -> Reply {
+        self.gos.extend(turn.clock.map(GameClock::go_command));
+        std::thread::sleep(self.delay);
+        self.reply.clone()
+    }
+
+    fn game_over(&mut self, won: Option<bool>) {
+        self.result = Some(won);
+    }
+}
+
+#[test]
+fn every_fault_loses_for_the_side_that_made_it() {
+    let start = Position::startpos();
+    let seven = Reply::Move(parse_usi_move("7g7f").unwrap());
+    let rules = Rules::untimed(320);
+    for (reply, end) in [
+        (
+            Reply::Crashed("gone".into()),
+            GameEnd::Crash { side: Color::White },
+        ),
+        (Reply::NoAnswer("silent".into()), GameEnd::TimeUp),
+        (Reply::Illegal("bestmove win".into()), GameEnd::IllegalMove),
+    ] {
+        let mut black = Faulty::new(seven.clone(), 0);
+        let mut white = Faulty::new(reply, 0);
+        let r = referee(&start, &[], &mut black, &mut white, &rules);
+        assert_eq!((r.end, r.winner), (end, Some(Color::Black)));
+        assert_eq!(r.moves.len(), 1);
+        assert!(r.detail.is_some());
+        assert_eq!(
+            (black.result, white.result),
+            (Some(Some(true)), Some(Some(false)))
+        );
+    }
+    assert_eq!(
+        GameEnd::Crash { side: Color::White }.ending(),
+        crate::record::Ending::IllegalAction(Color::White)
+    );
+}
+
+#[test]
+fn a_move_later_than_its_time_and_the_tolerance_loses_on_time() {
+    let start = Position::startpos();
+    let seven = Reply::Move(parse_usi_move("7g7f").unwrap());
+    let three = Reply::Move(parse_usi_move("3c3d").unwrap());
+    let ms = std::time::Duration::from_millis;
+    let rules = Rules {
+        max_plies: 320,
+        time: Some(TimeControl::MoveTime(ms(10))),
+        tolerance: ms(20),
+    };
+    // In time (within 10 + 20 ms), then 80 ms: late.
+    let mut black = Faulty::new(seven, 0);
+    let mut white = Faulty::new(three, 80);
+    let r = referee(&start, &[], &mut black, &mut white, &rules);
+    assert_eq!((r.end, r.winner), (GameEnd::TimeUp, Some(Color::Black)));
+    assert_eq!(r.moves.len(), 1);
+    let detail = r.detail.unwrap();
+    assert!(
+        detail.contains("10 ms allowed + 20 ms tolerance"),
+        "{detail}"
+    );
+    assert_eq!(white.gos, ["go movetime 10"]);
+}
+
+#[test]
+fn the_clock_runs_down_and_byoyomi_follows() {
+    let start = Position::startpos();
+    let ms = std::time::Duration::from_millis;
+    let rules = Rules {
+        max_plies: 4,
+        time: Some(TimeControl::Clock {
+            time: ms(60),
+            inc: ms(0),
+            byoyomi: ms(200),
+        }),
+        tolerance: ms(100),
+    };
+    let mut black = Script::new(&["7g7f", "2g2f"]);
+    let mut white = Faulty::new(Reply::Move(parse_usi_move("3c3d").unwrap()), 70);
+    // White spends its 60 ms main time on its first move (70 ms: 10 ms of
+    // byoyomi), then moves in byoyomi; its second answer is not legal.
+    let r = referee(&start, &[], &mut black, &mut white, &rules);
+    assert_eq!(r.end, GameEnd::IllegalMove);
+    assert_eq!(white.gos.len(), 2);
+    assert!(
+        white.gos[0].ends_with("wtime 60 byoyomi 200"),
+        "{:?}",
+        white.gos
+    );
+    assert!(
+        white.gos[1].ends_with("wtime 0 byoyomi 200"),
+        "{:?}",
+        white.gos
+    );
+}
+
+#[test]
+fn a_clocked_match_searches_by_the_clock_and_loses_no_game_on_time() {
+    let openings = select_openings(default_openings(), 3, None);
+    let cfg = MatchConfig {
+        games: 2,
+        depth: None,
+        time: Some(TimeControl::MoveTime(std::time::Duration::from_millis(20))),
+        jobs: 1,
+        hash_mb: 1,
+        max_plies: 40,
+        ..MatchConfig::default()
+    };
+    let report = run_match(&Material, &Material, &openings, &cfg, |_| {});
+    assert_eq!(report.games.len(), 2);
+    assert_eq!(report.fault_line(), None, "{:?}", report.games);
+    for side in report.side_stats() {
+        // 20 ms a move less the 5 ms margin: about 15 ms of search.
+        assert!(side.moves >= 16, "{side:?}");
+        assert!(side.ms_per_move() >= 12.0, "{side:?}");
+        assert!(side.mean_depth() >= 2.0, "{side:?}");
+    }
 }
 
 fn config(games: usize, jobs: usize) -> MatchConfig {
@@ -186,8 +338,9 @@ fn identical_evaluators_mirror_each_pair_and_threads_change_nothing() {
         // The same searches on the other side: A's nodes of one game are B's
         // of the other (and `assert_eq!(one, two)` above compared the nodes
         // across thread counts).
-        assert_eq!(pair[0].nodes, [pair[1].nodes[1], pair[1].nodes[0]]);
-        assert!(pair[0].nodes[0] > 1000 && pair[0].nodes[1] > 1000);
+        assert_eq!(pair[0].sides, [pair[1].sides[1], pair[1].sides[0]]);
+        assert!(pair[0].sides.iter().all(|s| s.nodes > 1000 && s.moves > 10));
+        assert_eq!(pair[0].detail, None);
         assert_eq!(pair[0].score_a() + pair[1].score_a(), 1.0);
         assert_eq!(pair[0].opening_line, 11 + k);
         assert_eq!(pair[1].opening_line, 11 + k);
@@ -206,7 +359,12 @@ fn identical_evaluators_mirror_each_pair_and_threads_change_nothing() {
     );
     let [a, b] = one.nodes_per_second().unwrap();
     assert!(a > 0.0 && b > 0.0);
-    assert!(one.speed_line().unwrap().starts_with("speed: A "));
+    let lines = one.speed_lines();
+    assert!(lines[0].starts_with("speed A: "), "{lines:?}");
+    assert!(lines[1].starts_with("speed B: "), "{lines:?}");
+    assert!(lines[0].contains(" ms/move ("), "{lines:?}");
+    assert!(lines[2].starts_with("speed A/B: "), "{lines:?}");
+    assert_eq!(one.fault_line(), None);
 }
 
 /// An evaluator that misjudges everything: it counts its own material negatively.

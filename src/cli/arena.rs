@@ -1,16 +1,19 @@
-//! `kifulearn match --engine-a A --engine-b B [--depth D | --nodes N] ...`: an
-//! in-process match between two evaluators (`docs/arena.md`).
+//! `kifulearn match --engine-a A --engine-b B [--depth D | --nodes N |
+//! --movetime MS | --byoyomi MS ...] ...`: a match between two evaluators
+//! searched in-process or other USI engines (`usi:COMMAND`), `docs/arena.md`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use kifulearn::arena::files::{summary_text, MatchFiles};
 use kifulearn::arena::openings::DEFAULT_OPENINGS_NAME;
 use kifulearn::arena::{
-    default_openings, read_openings, run_match, select_openings, EloModel, MatchConfig, SprtConfig,
-    Tally,
+    default_openings, read_openings, run_sides, select_openings, EloModel, MatchConfig, Side,
+    SprtConfig, Tally, TimeControl,
 };
-use kifulearn::eval::{load_engine_evaluator, EvalChoice};
+use kifulearn::eval::{load_engine_evaluator, DynEvaluator, EvalChoice};
+use kifulearn::usi_client::{parse_option, UsiClient, UsiSpec};
 
 use super::verbosity::summary;
 use super::{verbosity, CliResult};
@@ -18,18 +21,42 @@ use super::{verbosity, CliResult};
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("sprt").args(["elo0", "nelo0"])))]
 pub struct Args {
-    /// Evaluator A: a model file, or `material`. Results are from A's view.
+    /// Side A: `material`, a model file, or another USI engine as
+    /// `usi:COMMAND` (e.g. `usi:/usr/games/fairy-stockfish`). Results are
+    /// from A's view.
     #[arg(long)]
     engine_a: String,
-    /// Evaluator B: a model file, or `material`.
+    /// Side B: `material`, a model file, or `usi:COMMAND`.
     #[arg(long)]
     engine_b: String,
-    /// Search depth of both sides [default: 2 when --nodes is not given either].
+    /// A `usi:` engine A's option, NAME=VALUE (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    option_a: Vec<String>,
+    /// A `usi:` engine B's option, NAME=VALUE (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    option_b: Vec<String>,
+    /// Search depth of both sides [default: 2 without --nodes or a clock].
     #[arg(long)]
     depth: Option<u32>,
     /// Node limit per move of both sides (deterministic: counted, not timed).
     #[arg(long)]
     nodes: Option<u64>,
+    /// Every move this many milliseconds (a clock: games depend on timing).
+    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
+    movetime: Option<u64>,
+    /// Byoyomi in milliseconds: each move's time once the main time is spent.
+    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
+    byoyomi: Option<u64>,
+    /// Main time per side and game, milliseconds [default: 0 with --byoyomi or --inc].
+    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
+    time: Option<u64>,
+    /// Increment per move, milliseconds (Fischer; not with --byoyomi).
+    #[arg(long, value_name = "MS", conflicts_with_all = ["depth", "nodes"])]
+    inc: Option<u64>,
+    /// On a clock: a move answered later than its time plus this many
+    /// milliseconds loses on time.
+    #[arg(long, value_name = "MS", default_value_t = 100)]
+    time_margin: u64,
     /// Games to play; each opening is played twice, colours swapped.
     #[arg(long, default_value_t = 100)]
     games: usize,
@@ -51,7 +78,7 @@ pub struct Args {
     /// Plies from the start position (opening included) after which a game is drawn.
     #[arg(long, default_value_t = 320)]
     max_plies: usize,
-    /// Megabytes of each side's transposition table.
+    /// Megabytes of each side's transposition table (a `usi:` engine's Hash).
     #[arg(long, default_value_t = 16)]
     hash: usize,
     /// SPRT on game pairs: logistic Elo of H0 (with --elo1; stops the match
@@ -114,11 +141,15 @@ pub fn run(args: Args) -> CliResult {
     if let Some(sprt) = &sprt {
         sprt.check().map_err(|e| format!("SPRT: {e}"))?;
     }
-    let choice_a = EvalChoice::parse(&args.engine_a);
-    let choice_b = EvalChoice::parse(&args.engine_b);
-    let a = load_engine_evaluator(&choice_a)?;
-    let b = load_engine_evaluator(&choice_b)?;
-    let (a_name, b_name) = (choice_a.name(), choice_b.name());
+    let time = TimeControl::from_options(args.movetime, args.time, args.inc, args.byoyomi)?;
+    let hash_mb = args.hash.max(1);
+    let (given_a, given_b) = (
+        given(&args.engine_a, &args.option_a, "A", hash_mb)?,
+        given(&args.engine_b, &args.option_b, "B", hash_mb)?,
+    );
+    let (a, b) = (given_a.side(), given_b.side());
+    let (a_name, b_name) = (args.engine_a.trim(), args.engine_b.trim());
+    let (a_name, b_name) = (name_of(a_name), name_of(b_name));
     let (openings, openings_name) = match &args.openings {
         Some(path) => {
             let text =
@@ -131,10 +162,12 @@ pub fn run(args: Args) -> CliResult {
     let cfg = MatchConfig {
         depth: args.depth,
         nodes: args.nodes,
+        time,
+        time_margin: Duration::from_millis(args.time_margin),
         games: args.games,
         max_plies: args.max_plies,
         jobs: args.jobs.unwrap_or(0),
-        hash_mb: args.hash.max(1),
+        hash_mb,
         sprt,
     };
     let mut files = match &args.out {
@@ -151,10 +184,10 @@ pub fn run(args: Args) -> CliResult {
     )?;
     let mut tally = Tally::default();
     let mut write_error = None;
-    let report = run_match(&a, &b, &openings, &cfg, |g| {
+    let report = run_sides(&a, &b, &openings, &cfg, |g| {
         tally.add(g.score_a());
         if verbosity::verbose() {
-            let line = format!(
+            let mut line = format!(
                 "game {:4} line {:5} A {:5} {:4} {:15} {:3} plies",
                 g.game,
                 g.opening_line,
@@ -167,6 +200,9 @@ pub fn run(args: Args) -> CliResult {
                 g.end.name(),
                 g.plies()
             );
+            if let Some(why) = &g.detail {
+                line.push_str(&format!(": {why}"));
+            }
             // println on a hidden bar (stderr not a terminal) prints nothing.
             bar.suspend(|| eprintln!("{line}"));
         }
@@ -189,8 +225,8 @@ pub fn run(args: Args) -> CliResult {
         return Err(format!("writing the match files: {e}").into());
     }
     println!("{}", report.summary_line(&a_name, &b_name));
-    if let Some(speed) = report.speed_line() {
-        summary!("{speed}");
+    for line in report.speed_lines().iter().chain(&report.fault_line()) {
+        summary!("{line}");
     }
     if let (Some(f), Some(dir)) = (files, &args.out) {
         let summary = summary_text(&report, &a_name, &b_name, &cfg, &openings_name);
@@ -198,4 +234,61 @@ pub fn run(args: Args) -> CliResult {
             .map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A side as given on the command line.
+enum Given {
+    Eval(DynEvaluator),
+    Usi(UsiSpec),
+}
+
+impl Given {
+    fn side(&self) -> Side<'_, DynEvaluator> {
+        match self {
+            Given::Eval(eval) => Side::Search(eval),
+            Given::Usi(spec) => Side::Usi(spec.clone()),
+        }
+    }
+}
+
+/// `usi:COMMAND` as an external engine (started once here, so that a wrong
+/// command stops the match before it begins), anything else as an evaluator.
+fn given(
+    text: &str,
+    options: &[String],
+    which: &str,
+    hash_mb: usize,
+) -> Result<Given, Box<dyn std::error::Error>> {
+    let flag = format!("--option-{}", which.to_lowercase());
+    let Some(command) = text.trim().strip_prefix("usi:") else {
+        if !options.is_empty() {
+            return Err(format!("{flag}: engine {which} is not a usi: engine").into());
+        }
+        return Ok(Given::Eval(load_engine_evaluator(&EvalChoice::parse(text))?));
+    };
+    let mut spec = UsiSpec::new(command.trim(), &format!("engine {which}"));
+    spec.hash_mb = hash_mb;
+    for o in options {
+        spec.options
+            .push(parse_option(o).ok_or_else(|| format!("{flag} {o:?}: expected NAME=VALUE"))?);
+    }
+    if command.trim().is_empty() {
+        return Err(format!("--engine-{}: usi: needs a command", which.to_lowercase()).into());
+    }
+    let client = UsiClient::start(spec.clone())?;
+    summary!(
+        "engine {which}: {} ({})",
+        client.name().unwrap_or("no id name"),
+        spec.command
+    );
+    Ok(Given::Usi(spec))
+}
+
+/// A side's name in records and reports: what was given (`material`, a
+/// model path, `usi:COMMAND`).
+fn name_of(text: &str) -> String {
+    match text.strip_prefix("usi:") {
+        Some(command) => format!("usi:{}", command.trim()),
+        None => EvalChoice::parse(text).name(),
+    }
 }

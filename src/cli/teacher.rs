@@ -55,10 +55,10 @@ impl TeacherArgs {
         };
         let mut options = Vec::new();
         for o in &self.teacher_option {
-            let (k, v) = o
-                .split_once('=')
-                .ok_or_else(|| format!("--teacher-option {o:?}: expected NAME=VALUE"))?;
-            options.push((k.trim().to_string(), v.trim().to_string()));
+            options.push(
+                kifulearn::usi_client::parse_option(o)
+                    .ok_or_else(|| format!("--teacher-option {o:?}: expected NAME=VALUE"))?,
+            );
         }
         let spec = TeacherSpec {
             command: command.clone(),

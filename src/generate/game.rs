@@ -12,12 +12,12 @@
 use std::cell::RefCell;
 
 use super::GenerateConfig;
-use crate::arena::{referee, GameEnd, Opening, Player};
+use crate::arena::{referee, GameEnd, Opening, Player, Reply, Rules, Turn};
 use crate::eval::Evaluator;
 use crate::positions::{GameResult, PositionRecord};
 use crate::record::{Game, Source};
 use crate::rng::SplitMix64;
-use crate::search::{Control, PathEntry, Score, Searcher, TranspositionTable};
+use crate::search::{Control, Score, Searcher, TranspositionTable};
 use crate::shogi::{Color, Move, Position};
 
 /// A finished self-play game and the positions it yields.
@@ -109,11 +109,12 @@ pub(crate) struct GenPlayer<'a, E: Evaluator + ?Sized> {
 }
 
 impl<E: Evaluator + ?Sized> Player for GenPlayer<'_, E> {
-    fn choose(&mut self, pos: &Position, history: &[PathEntry]) -> Option<Move> {
+    fn choose(&mut self, turn: &Turn<'_>) -> Reply {
+        let (pos, history) = (turn.pos, turn.history);
         let mut log = self.log.borrow_mut();
         if log.claim.is_some() {
             log.adjudicated = true;
-            return None; // the opponent's score passed the limit on its last move
+            return Reply::Resign; // the opponent's score passed the limit on its last move
         }
         let ply = history.len();
         if ply < log.opening_plies + self.cfg.random_plies as usize
@@ -121,7 +122,7 @@ impl<E: Evaluator + ?Sized> Player for GenPlayer<'_, E> {
         {
             let legal = pos.legal_moves();
             let k = log.rng.below(legal.len());
-            return legal.get(k).copied();
+            return legal.get(k).map_or(Reply::Resign, |&mv| Reply::Move(mv));
         }
         let control = Control::new();
         let result = Searcher::new(self.eval, self.table, &control, self.cfg.limits()).search(
@@ -146,12 +147,12 @@ impl<E: Evaluator + ?Sized> Player for GenPlayer<'_, E> {
         }
         if score <= -limit {
             log.adjudicated = true;
-            return None;
+            return Reply::Resign;
         }
         if score >= limit {
             log.claim = Some(pos.side_to_move());
         }
-        result.best
+        result.best.map_or(Reply::Resign, Reply::Move)
     }
 }
 
@@ -200,7 +201,7 @@ pub fn play_game<E: Evaluator + ?Sized>(
         &opening.moves,
         &mut black,
         &mut white,
-        cfg.max_plies,
+        &Rules::untimed(cfg.max_plies),
     );
     let log = log.into_inner();
     let adjudicated = log.adjudicated && r.end == GameEnd::Resign;

@@ -133,6 +133,14 @@ pub fn search_timeout(depth: Option<u32>, nodes: Option<u64>) -> Duration {
     }
 }
 
+/// `NAME=VALUE` (an option on the command line) as its trimmed name and
+/// value; `None` without `=` or a name.
+pub fn parse_option(text: &str) -> Option<(String, String)> {
+    let (name, value) = text.split_once('=')?;
+    let name = name.trim();
+    (!name.is_empty()).then(|| (name.to_string(), value.trim().to_string()))
+}
+
 /// `position sfen START [moves M...]`: the game so far, as a GUI states it.
 pub fn position_command(start: &Position, moves: &[Move]) -> String {
     let mut s = format!("position sfen {}", start.to_sfen());
@@ -265,6 +273,11 @@ impl UsiClient {
         }
         self.used = true;
         Ok(self.process.as_mut().expect("started above"))
+    }
+
+    /// The running engine, if there is one (none is started).
+    pub fn running(&mut self) -> Option<&mut UsiProcess> {
+        self.process.as_mut()
     }
 
     /// Kills the engine at once (it crashed, hung or answered garbage); the

@@ -62,6 +62,20 @@ fn each_field_comes_from_the_last_line_that_gave_it() {
 }
 
 #[test]
+fn options_are_name_equals_value() {
+    assert_eq!(
+        parse_option(" UCI_Variant = shogi"),
+        Some(("UCI_Variant".into(), "shogi".into()))
+    );
+    assert_eq!(
+        parse_option("EvalDir=a=b"),
+        Some(("EvalDir".into(), "a=b".into()))
+    );
+    assert_eq!(parse_option("Threads"), None);
+    assert_eq!(parse_option("=3"), None);
+}
+
+#[test]
 fn positions_are_stated_from_the_start_with_the_moves() {
     let start = Position::startpos();
     assert_eq!(
