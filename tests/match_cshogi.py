@@ -15,6 +15,9 @@ the CSA file (Parser.win) and in results.csv (from A's view):
   oute_sennichite  4th occurrence, is_draw() REPETITION_WIN/LOSE, %+/-ILLEGAL_ACTION
   kachi            is_nyugyoku(), %KACHI, side to move won
   max_plies        MAX_PLIES plies, none of the above, %JISHOGI, draw
+  time_up          the side to move answered too late, %TIME_UP, it lost
+  illegal_move     the side to move answered no legal move, %ILLEGAL_MOVE, it lost
+  crash            the side to move crashed, %+/-ILLEGAL_ACTION naming it, it lost
 
 Prints one line per problem and a last line `N games checked, M problems`;
 exit status 1 if any problem.
@@ -86,6 +89,15 @@ def check_game(path, row, max_plies):
             say(f"{path}: max_plies after {len(p.moves)} plies (limit {max_plies}), "
                 f"game over {board.is_game_over()}, nyugyoku {board.is_nyugyoku()}")
         want_end = "%JISHOGI"
+    elif ending in ("time_up", "illegal_move", "crash"):
+        if board.is_game_over() or not row.get("detail"):
+            say(f"{path}: {ending} but game over {board.is_game_over()}, detail {row.get('detail')!r}")
+        winner = 1 - turn
+        want_end = {
+            "time_up": "%TIME_UP",
+            "illegal_move": "%ILLEGAL_MOVE",
+            "crash": "%+ILLEGAL_ACTION" if turn == 0 else "%-ILLEGAL_ACTION",
+        }[ending]
     else:
         say(f"{path}: unexpected ending {ending!r}")
         return problems

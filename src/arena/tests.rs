@@ -292,6 +292,8 @@ fn a_clocked_match_searches_by_the_clock_and_loses_no_game_on_time() {
         games: 2,
         depth: None,
         time: Some(TimeControl::MoveTime(std::time::Duration::from_millis(20))),
+        // Generous, for a loaded machine (the default is 100 ms).
+        time_margin: std::time::Duration::from_millis(300),
         jobs: 1,
         hash_mb: 1,
         max_plies: 40,
