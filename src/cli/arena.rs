@@ -20,6 +20,7 @@ use super::{verbosity, CliResult};
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("sprt").args(["elo0", "nelo0"])))]
+#[command(group(clap::ArgGroup::new("clock").multiple(true).args(["movetime", "byoyomi", "time", "inc"])))]
 pub struct Args {
     /// Side A: `material`, a model file, or another USI engine as
     /// `usi:COMMAND` (e.g. `usi:/usr/games/fairy-stockfish`). Results are
@@ -55,7 +56,7 @@ pub struct Args {
     inc: Option<u64>,
     /// On a clock: a move answered later than its time plus this many
     /// milliseconds loses on time.
-    #[arg(long, value_name = "MS", default_value_t = 100)]
+    #[arg(long, value_name = "MS", default_value_t = 100, requires = "clock")]
     time_margin: u64,
     /// Games to play; each opening is played twice, colours swapped.
     #[arg(long, default_value_t = 100)]
@@ -72,7 +73,8 @@ pub struct Args {
     /// Shuffle the openings with this seed [default: none, file order].
     #[arg(long)]
     seed: Option<u64>,
-    /// Threads playing games [default: all cores]. Results do not depend on it.
+    /// Threads playing games [default: all cores]. Results do not depend on
+    /// it, except on a clock.
     #[arg(long)]
     jobs: Option<usize>,
     /// Plies from the start position (opening included) after which a game is drawn.

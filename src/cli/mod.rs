@@ -65,7 +65,8 @@ enum Command {
     Positions(positions::Args),
     /// Print a 9x9 table of relation weights of a piece around the own king.
     Weights(weights::Args),
-    /// Play a match between two evaluators (W/L/D, Elo, SPRT; CSA records).
+    /// Play a match between two evaluators or USI engines, on depth, nodes
+    /// or a clock (W/L/D, Elo, SPRT; CSA records).
     Match(arena::Args),
     /// Generate positions by self-play (scores, best moves, results) as
     /// PackedSfenValue or HCPE files, with every game as a CSA record.
