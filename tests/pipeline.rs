@@ -348,8 +348,9 @@ depth = 1
 #[test]
 fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
     // Round 1 generates with material, round 2 with round 1's model; each round
-    // learns from its own positions and plays the material engine.
-    let text = tiny_selfplay("", 4);
+    // learns from its own positions and plays the material engine, at equal
+    // depth and again at equal time (20 ms a move).
+    let text = tiny_selfplay("", 4) + "movetime = 20\n";
     let recipe = Recipe::parse(&text, Path::new("selfplay-tiny.toml")).unwrap();
     let out = scratch("selfplay");
     run_once(&recipe, &out);
@@ -365,16 +366,26 @@ fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
         assert_eq!(&row[col("match_games")], "4");
         let score: f64 = row[col("match_score")].parse().unwrap();
         assert!((0.0..=1.0).contains(&score));
+        assert_eq!(&row[col("timed_movetime_ms")], "20");
+        assert_eq!(&row[col("timed_games")], "4");
+        let score: f64 = row[col("timed_score")].parse().unwrap();
+        assert!((0.0..=1.0).contains(&score));
+        for ratio in ["match_nps_ratio", "timed_nps_ratio"] {
+            let r: f64 = row[col(ratio)].parse().unwrap();
+            assert!(r > 0.05 && r < 20.0, "{ratio} {r}");
+        }
     }
     for round in [1, 2] {
         let positions = out.join(format!("round-{round}/generate/positions"));
         assert!(fs::read_dir(positions).unwrap().count() > 0);
-        assert_eq!(
-            fs::read_dir(out.join(format!("round-{round}/match/games")))
-                .unwrap()
-                .count(),
-            4
-        );
+        for dir in ["match", "match-timed"] {
+            assert_eq!(
+                fs::read_dir(out.join(format!("round-{round}/{dir}/games")))
+                    .unwrap()
+                    .count(),
+                4
+            );
+        }
     }
     let _ = fs::remove_dir_all(&out);
 }

@@ -266,7 +266,9 @@ fn given(
         if !options.is_empty() {
             return Err(format!("{flag}: engine {which} is not a usi: engine").into());
         }
-        return Ok(Given::Eval(load_engine_evaluator(&EvalChoice::parse(text))?));
+        return Ok(Given::Eval(load_engine_evaluator(&EvalChoice::parse(
+            text,
+        ))?));
     };
     let mut spec = UsiSpec::new(command.trim(), &format!("engine {which}"));
     spec.hash_mb = hash_mb;

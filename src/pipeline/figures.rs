@@ -21,6 +21,9 @@ pub struct Figures {
     /// The match against material, when the recipe asks for one.
     #[serde(default)]
     pub arena: Option<MatchFigures>,
+    /// The same games on the clock (`[match] movetime`).
+    #[serde(default)]
+    pub timed: Option<MatchFigures>,
     /// Fingerprint of the recipe that made the round ([`recipe_fingerprint`]):
     /// a rerun with another recipe redoes the round instead of reusing it.
     #[serde(default)]
@@ -46,6 +49,12 @@ pub struct MatchFigures {
     pub elo_high: f64,
     /// Wall time.
     pub seconds: f64,
+    /// Milliseconds a move of a match on the clock; `None` at fixed depth.
+    #[serde(default)]
+    pub movetime_ms: Option<u64>,
+    /// The model's nodes/s over material's in this match.
+    #[serde(default)]
+    pub nps_ratio: Option<f64>,
 }
 
 impl MatchFigures {

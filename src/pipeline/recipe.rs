@@ -142,6 +142,11 @@ pub struct Arena {
     /// Search depth of both engines.
     #[serde(default = "two")]
     pub depth: u32,
+    /// Milliseconds a move: when set, the same games are played again with
+    /// both engines on this move time (equal time, `match --movetime`),
+    /// after the match at equal depth.
+    #[serde(default)]
+    pub movetime: Option<u64>,
     /// Opening lines (`startpos moves ...`), relative to the recipe's folder;
     /// empty: the bundled test openings `fixtures/openings/match.sfen`.
     #[serde(default)]
@@ -618,6 +623,17 @@ impl Recipe {
                 "a depth from 1 to 6",
             ));
         }
+        if let Some(ms) = self
+            .arena
+            .movetime
+            .filter(|&ms| !(10..=60_000).contains(&ms))
+        {
+            return Err(bad(
+                "match.movetime",
+                ms.to_string(),
+                "milliseconds a move, from 10 to 60000",
+            ));
+        }
         if let Some(d) = self.evaluate.depth.filter(|&d| d > 5) {
             return Err(bad(
                 "evaluate.depth",
@@ -691,6 +707,24 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert_eq!(err, "r.toml: line 5: solver.c = -1: a positive cost");
+    }
+
+    /// `[match] movetime` is optional (no match on the clock) and checked.
+    #[test]
+    fn a_match_takes_a_move_time_for_equal_time() {
+        let parse = |extra: &str| {
+            Recipe::parse(
+                &format!("[inputs]\npaths = [\"g\"]\n[match]\ngames = 2\n{extra}"),
+                Path::new("r.toml"),
+            )
+        };
+        assert_eq!(parse("").unwrap().arena.movetime, None);
+        assert_eq!(parse("movetime = 200\n").unwrap().arena.movetime, Some(200));
+        let err = parse("movetime = 5\n").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "r.toml: line 5: match.movetime = 5: milliseconds a move, from 10 to 60000"
+        );
     }
 
     /// One meaning of depth (`docs/search.md`): plies below the sibling, 0

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::figures::{write_atomic, Figures};
+use super::figures::{write_atomic, Figures, MatchFigures};
 use super::run::{other, PipelineError};
 use crate::engine::agreement::Agreement;
 use crate::features::{FeatureSet, Features};
@@ -136,6 +136,14 @@ pub fn write_rounds(out: &Path, last: u32) -> Result<(), PipelineError> {
         "match_elo",
         "match_elo_low",
         "match_elo_high",
+        "match_nps_ratio",
+        "timed_movetime_ms",
+        "timed_games",
+        "timed_score",
+        "timed_elo",
+        "timed_elo_low",
+        "timed_elo_high",
+        "timed_nps_ratio",
     ])
     .map_err(other)?;
     for round in 1..=last {
@@ -172,16 +180,31 @@ pub fn write_rounds(out: &Path, last: u32) -> Result<(), PipelineError> {
         ];
         row.extend(m);
         row.extend(b);
-        match &f.arena {
-            Some(a) => row.extend([
-                a.depth.to_string(),
+        let ratio = |a: &MatchFigures| a.nps_ratio.map_or(String::new(), |r| format!("{r:.3}"));
+        let result = |a: &MatchFigures| {
+            [
                 (a.wins + a.losses + a.draws).to_string(),
                 format!("{:.4}", a.score()),
                 format!("{:.1}", a.elo),
                 format!("{:.1}", a.elo_low),
                 format!("{:.1}", a.elo_high),
-            ]),
-            None => row.extend(std::iter::repeat_n(String::new(), 6)),
+            ]
+        };
+        match &f.arena {
+            Some(a) => {
+                row.push(a.depth.to_string());
+                row.extend(result(a));
+                row.push(ratio(a));
+            }
+            None => row.extend(std::iter::repeat_n(String::new(), 7)),
+        }
+        match &f.timed {
+            Some(a) => {
+                row.push(a.movetime_ms.map_or(String::new(), |ms| ms.to_string()));
+                row.extend(result(a));
+                row.push(ratio(a));
+            }
+            None => row.extend(std::iter::repeat_n(String::new(), 7)),
         }
         w.write_record(&row).map_err(other)?;
     }

@@ -483,20 +483,15 @@ pub fn run_recipe(
 
         // Match against material.
         if recipe.arena.games > 0 && figures.arena.is_none() {
-            let m = play_material(recipe, &model_path, &dir)?;
-            observer.line(&format!(
-                "round {round} match vs material at depth {}: +{} -{} ={}, score {:.3}, Elo {:+.0} [{:+.0}, {:+.0}], {:.1}s",
-                m.depth,
-                m.wins,
-                m.losses,
-                m.draws,
-                m.score(),
-                m.elo,
-                m.elo_low,
-                m.elo_high,
-                m.seconds
-            ));
+            let m = play_material(recipe, &model_path, &dir, None)?;
+            observer.line(&match_line(round, &m));
             figures.arena = Some(m);
+            figures.save(&dir)?;
+        }
+        if recipe.arena.games > 0 && recipe.arena.movetime.is_some() && figures.timed.is_none() {
+            let m = play_material(recipe, &model_path, &dir, recipe.arena.movetime)?;
+            observer.line(&match_line(round, &m));
+            figures.timed = Some(m);
             figures.save(&dir)?;
         }
 
@@ -535,4 +530,27 @@ pub fn run_recipe(
         final_model,
         final_bin,
     })
+}
+
+/// The line a round's match prints: its conditions, W/L/D, score, Elo and,
+/// when measured, the model's nodes/s over material's.
+fn match_line(round: u32, m: &super::figures::MatchFigures) -> String {
+    let at = match m.movetime_ms {
+        Some(ms) => format!("at {ms} ms a move"),
+        None => format!("at depth {}", m.depth),
+    };
+    let speed = m
+        .nps_ratio
+        .map_or(String::new(), |r| format!(", nodes/s {r:.2}x material's"));
+    format!(
+        "round {round} match vs material {at}: +{} -{} ={}, score {:.3}, Elo {:+.0} [{:+.0}, {:+.0}]{speed}, {:.1}s",
+        m.wins,
+        m.losses,
+        m.draws,
+        m.score(),
+        m.elo,
+        m.elo_low,
+        m.elo_high,
+        m.seconds
+    )
 }

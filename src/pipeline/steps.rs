@@ -16,14 +16,17 @@ use crate::libsvm::read_paths_compact;
 use crate::model::toml_string;
 use crate::train::{Event, Solver, SvrParams};
 
-/// Plays the round's model against the material engine (`[match]`); CSA
-/// records and `results.csv` go to `DIR/round-N/match/`.
+/// Plays the round's model against the material engine (`[match]`) at the
+/// recipe's depth, or with `movetime` (milliseconds) on that move time; CSA
+/// records and `results.csv` go to `DIR/round-N/match/` (`match-timed/` on
+/// the clock).
 pub(crate) fn play_material(
     recipe: &Recipe,
     model: &Path,
     dir: &Path,
+    movetime: Option<u64>,
 ) -> Result<MatchFigures, PipelineError> {
-    use crate::arena::{default_openings, read_openings, run_match, MatchConfig};
+    use crate::arena::{default_openings, read_openings, run_match, MatchConfig, TimeControl};
     let start = Instant::now();
     let openings = match &recipe.arena.openings {
         None => default_openings(),
@@ -34,12 +37,17 @@ pub(crate) fn play_material(
     };
     let eval = EngineModel::new(&load_linear(model).map_err(other)?);
     let cfg = MatchConfig {
-        depth: Some(recipe.arena.depth),
+        depth: movetime.is_none().then_some(recipe.arena.depth),
+        time: movetime.map(|ms| TimeControl::MoveTime(std::time::Duration::from_millis(ms))),
         games: recipe.arena.games,
         ..MatchConfig::default()
     };
     let report = run_match(&eval, &Material, &openings, &cfg, |_| {});
-    let match_dir = dir.join("match");
+    let match_dir = dir.join(if movetime.is_some() {
+        "match-timed"
+    } else {
+        "match"
+    });
     let mut files = crate::arena::files::MatchFiles::create(&match_dir, "model", "material")
         .map_err(io_at(&match_dir))?;
     for g in &report.games {
@@ -58,6 +66,8 @@ pub(crate) fn play_material(
         elo_low: low,
         elo_high: high,
         seconds: start.elapsed().as_secs_f64(),
+        movetime_ms: movetime,
+        nps_ratio: report.nodes_per_second().map(|[a, b]| a / b),
     })
 }
 
