@@ -131,11 +131,6 @@ impl EngineModel {
         &self.features
     }
 
-    /// Does it keep sums beside the position (a `material` or `kp` part)?
-    pub fn updates(&self) -> bool {
-        self.material.is_some() || self.kp.is_some()
-    }
-
     #[inline(always)]
     fn weight(&self, offset: u32, index: FeatureIndex) -> i64 {
         i64::from(self.weights[(offset + index.get()) as usize - 1])
@@ -147,13 +142,10 @@ impl EngineModel {
             weights: &self.weights,
             sum: 0,
         };
-        for offset in [self.material, self.kp].into_iter().flatten() {
-            let set = if Some(offset) == self.material {
-                BaseSet::Material
-            } else {
-                BaseSet::Kp
-            };
-            set.visit_raw(pos, view, offset, &mut sink);
+        for (set, offset) in [(BaseSet::Material, self.material), (BaseSet::Kp, self.kp)] {
+            if let Some(offset) = offset {
+                set.visit_raw(pos, view, offset, &mut sink);
+            }
         }
         sink.sum
     }
@@ -223,8 +215,9 @@ impl Evaluator for EngineModel {
         !self.full.is_empty()
     }
 
+    /// True with a `material` or `kp` part: their sums are kept.
     fn incremental(&self) -> bool {
-        self.updates()
+        self.material.is_some() || self.kp.is_some()
     }
 
     fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
