@@ -154,3 +154,35 @@ mod files;
 /// bundled floodgate opening lines (the same as the unit tests' `crate::testdata`).
 #[allow(unused_imports)] // not every test crate uses both
 pub use files::{fixture, floodgate_lines};
+
+/// Starts `kifulearn usi ARGS` with its standard output read line by line on
+/// a thread of its own: the process, its input, and the lines as they come.
+pub fn usi_engine(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    std::sync::mpsc::Receiver<String>,
+) {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
+        .arg("usi")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kifulearn starts");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let stdin = child.stdin.take().unwrap();
+    (child, stdin, lines)
+}
