@@ -13,6 +13,7 @@ pub mod declaration;
 mod effects;
 mod perft;
 mod position;
+mod see;
 mod siblings;
 
 pub use captures::CaptureStages;

@@ -307,6 +307,18 @@ impl Position {
         self.play_on_board(mv);
     }
 
+    /// The same position with the other side to move (a "null move", for
+    /// the engine's null-move pruning); `None` when the side to move is in
+    /// check, where passing would leave its king en prise.
+    #[inline]
+    pub fn null_move(&self) -> Option<Position> {
+        let board = self.board.null_move()?;
+        Some(Self {
+            board,
+            material: self.material,
+        })
+    }
+
     /// Parses a USI move and checks that it is legal here.
     pub fn parse_move(&self, text: &str) -> Result<Move, PositionError> {
         let mv = parse_usi_move(text)?;
