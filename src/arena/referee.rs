@@ -138,7 +138,7 @@ impl<E: Evaluator + ?Sized> Player for SearchPlayer<'_, E> {
                 .limits(self.limits.clone()),
             None => self.limits.clone(),
         };
-        let mut searcher = Searcher::new(self.eval, self.table, &control, limits);
+        let mut searcher = Searcher::player(self.eval, self.table, &control, limits);
         if let Some(cache) = self.cache.take() {
             searcher = searcher.with_eval_cache(cache);
         }

@@ -662,7 +662,7 @@ impl<W: Write + Send + 'static> SearchJob<W> {
             "bestmove win".to_string()
         } else {
             let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
-            let mut searcher = Searcher::new(evaluator, &mut tt, &self.control, self.limits);
+            let mut searcher = Searcher::player(evaluator, &mut tt, &self.control, self.limits);
             // The previous search's cache (emptied whenever the evaluation
             // changes, so a cached value is the value), or a fresh one.
             let mut kept = self.eval_cache.lock().unwrap_or_else(|e| e.into_inner());

@@ -69,6 +69,7 @@ pub mod clock;
 mod eval_cache;
 mod order;
 mod repetition;
+mod selective;
 mod table;
 mod tree;
 
@@ -221,6 +222,11 @@ pub struct Mode {
     /// plies); lines get cut short where a stored value is reused, so a
     /// caller that wants lines leaves it off. The capped labeller's mode.
     pub quiescence_table: bool,
+    /// The playing engine's selective search (`selective.rs`): null-move
+    /// pruning, mate-distance pruning and the other steps that trade
+    /// exactness for depth. Off, the value is the minimax value of the
+    /// full-width tree, which the learners and self-play rely on.
+    pub selective: bool,
 }
 
 /// The order moves are searched in (`order.rs`); it decides which of equal
@@ -246,6 +252,14 @@ impl Mode {
         quiescence: true,
         order: MoveOrder::Engine,
         quiescence_table: false,
+        selective: false,
+    };
+
+    /// The engine that plays (USI, matches): [`Mode::ENGINE`] with the
+    /// selective search on (`docs/search.md` has each step's measured gain).
+    pub const PLAY: Mode = Mode {
+        selective: true,
+        ..Mode::ENGINE
     };
 
     /// The labelling search: full window, no repetition, stand pat in check,
@@ -258,6 +272,7 @@ impl Mode {
             quiescence,
             order: MoveOrder::Labelling,
             quiescence_table: false,
+            selective: false,
         }
     }
 
@@ -317,6 +332,10 @@ pub struct Searcher<'a, E: Evaluator + ?Sized> {
     /// at `ply`, refreshed at the root and updated by [`Searcher::play`].
     incremental: bool,
     sums: Vec<Accumulator>,
+    /// The selective search's state ([`Mode::selective`]).
+    selective: selective::State,
+    /// The history heuristic's table: empty unless the mode is selective.
+    history: selective::History,
 }
 
 impl<E: Evaluator + ?Sized> std::fmt::Debug for Searcher<'_, E> {
@@ -339,6 +358,18 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         limits: Limits,
     ) -> Self {
         Self::with_parts(eval, Some(tt), control, limits, Mode::ENGINE)
+    }
+
+    /// The playing engine's searcher ([`Mode::PLAY`]: the engine's search
+    /// with its selective steps) over `eval` with `tt`: the USI engine and
+    /// matches play with it.
+    pub fn player(
+        eval: &'a E,
+        tt: &'a mut TranspositionTable,
+        control: &'a Control,
+        limits: Limits,
+    ) -> Self {
+        Self::with_parts(eval, Some(tt), control, limits, Mode::PLAY)
     }
 
     /// A labelling searcher ([`Mode::labelling`]): no table, no limits, the
@@ -377,6 +408,9 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     /// Searches on in another mode (its table, control and limits kept).
     pub fn set_mode(&mut self, mode: Mode) {
         self.mode = mode;
+        if mode.selective {
+            self.history = selective::History::zeroed();
+        }
         if mode.uses_quiescence_table() {
             self.quiescence_table
                 .get_or_insert_with(|| Box::new(QuiescenceTable::new()));
@@ -434,6 +468,12 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             } else {
                 Vec::new()
             },
+            selective: selective::State::default(),
+            history: if mode.selective {
+                selective::History::zeroed()
+            } else {
+                selective::History::default()
+            },
         }
     }
 
@@ -484,6 +524,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     ) -> SearchResult {
         self.start = Instant::now();
         self.path.clear();
+        self.selective = selective::State::default();
         self.path.extend_from_slice(history);
         self.path.push(PathEntry::of(pos));
         self.refresh_root(pos);
@@ -594,6 +635,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     /// [`Searcher::value`] with the window (`alpha`, ∞).
     fn value_from(&mut self, pos: &Position, history: &[PathEntry], depth: u32, alpha: i32) -> i32 {
         self.path.clear();
+        self.selective = selective::State::default();
         if self.mode.repetition {
             self.path.extend_from_slice(history);
             self.path.push(PathEntry::of(pos));

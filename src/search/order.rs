@@ -1,7 +1,8 @@
 //! Move generation and order for the two modes ([`MoveOrder`]).
 //!
 //! - **Engine**: hash move, captures by MVV-LVA, two killers per ply,
-//!   promotions, then the rest (one sort over every move).
+//!   promotions, then the rest (one sort over every move); in the selective
+//!   search the quiet moves by their history (`selective.rs`).
 //! - **Labelling**: captures by MVV-LVA (victim first, cheaper attacker,
 //!   promotion), then the other moves in generation order: the captures
 //!   raise alpha first, so more of the other moves are settled without
@@ -21,6 +22,11 @@ use super::{MoveOrder, Searcher};
 const HASH_MOVE: i32 = 1 << 30;
 const CAPTURE: i32 = 1 << 20;
 const KILLER: i32 = 1 << 19;
+/// Below the killers, above every quiet move: captures that lose their
+/// exchange (selective search).
+const LOSING_CAPTURE: i32 = 1 << 17;
+/// Above any history value: quiet promotions first among the quiet moves.
+const PROMOTION: i32 = 2 * super::selective::HISTORY_MAX;
 
 impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     /// The engine order's key of `mv` (higher first).
@@ -36,7 +42,13 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         if let Some(victim) = pos.captured_by(mv) {
             let attacker = pos.moving_piece(mv).map_or(0, piece_value);
-            return CAPTURE + piece_value(victim) * 16 - attacker / 16;
+            let key = piece_value(victim) * 16 - attacker / 16;
+            // The selective search puts captures that lose their exchange
+            // after the killers.
+            if self.mode.selective && super::selective::losing_capture(pos, mv) {
+                return LOSING_CAPTURE + key;
+            }
+            return CAPTURE + key;
         }
         let killers = &self.killers[ply];
         if killers[0] == Some(mv) {
@@ -44,7 +56,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         } else if killers[1] == Some(mv) {
             KILLER + 1
         } else {
-            i32::from(mv.is_promotion())
+            PROMOTION * i32::from(mv.is_promotion()) + self.history.get(pos, mv)
         }
     }
 

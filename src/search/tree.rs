@@ -6,7 +6,7 @@ use crate::shogi::{CheckZone, Move, Position};
 
 use super::repetition::{find_repetition, PathEntry, Repetition};
 use super::table::{score_from_tt, score_to_tt, Bound, Entry};
-use super::{MoveOrder, Searcher, INFINITY, MATE, MAX_PLY};
+use super::{selective, MoveOrder, Searcher, INFINITY, MATE, MATE_BOUND, MAX_PLY};
 
 impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     pub(super) fn negamax(
@@ -14,17 +14,26 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         pos: &Position,
         depth: i32,
         mut alpha: i32,
-        beta: i32,
+        mut beta: i32,
         ply: usize,
     ) -> i32 {
         self.pv[ply].clear();
         if self.mode.repetition && ply > 0 {
-            if let Some(rep) = find_repetition(&self.path) {
+            if let Some(rep) = find_repetition(&self.path[self.selective.repetition_floor..]) {
                 return match rep {
                     Repetition::Draw => 0,
                     Repetition::Win => MATE - ply as i32,
                     Repetition::Loss => -(MATE - ply as i32),
                 };
+            }
+        }
+        let selective = self.mode.selective;
+        // Mate-distance pruning (`selective.rs`).
+        if selective && ply > 0 {
+            alpha = alpha.max(-(MATE - ply as i32));
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
             }
         }
         if depth <= 0 || ply >= MAX_PLY / 2 {
@@ -46,6 +55,26 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 }
             }
         }
+        // The selective search's cuts before any move (`selective.rs`).
+        let in_check = selective && pos.in_check();
+        let pv_node = beta - alpha > 1;
+        let mut static_eval = None;
+        if selective && !pv_node && !in_check {
+            let eval = self.evaluate(pos, ply);
+            static_eval = Some(eval);
+            if depth <= selective::FUTILITY_DEPTH
+                && eval - selective::REVERSE_FUTILITY_MARGIN * depth >= beta
+                && eval < MATE_BOUND
+            {
+                return eval;
+            }
+            if let Some(v) = self.null_move_cut(pos, depth, beta, ply, eval) {
+                return v;
+            }
+            if self.aborted {
+                return 0;
+            }
+        }
         let mut moves = self.move_buffer(ply);
         self.generate_all(pos, hash_move, ply, &mut moves);
         if moves.is_empty() {
@@ -63,6 +92,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = None;
+        let mut quiets_searched = 0;
         for (i, &(mv, _)) in moves.iter().enumerate() {
             if settle {
                 if let Some(after) = self.settled(pos, mv, alpha, &mut zone) {
@@ -70,17 +100,50 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                     continue;
                 }
             }
+            // Selective: a quiet move is neither a capture nor a promotion.
+            let quiet = selective && !mv.is_promotion() && pos.captured_by(mv).is_none();
+            if quiet
+                && !pv_node
+                && !in_check
+                && i > 0
+                && depth <= 3
+                && quiets_searched >= selective::late_move_limit(depth)
+                && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
+            {
+                continue;
+            }
+            // Futility: near the leaves, a quiet move that gives no check
+            // cannot lift a static value this far below alpha.
+            if quiet
+                && i > 0
+                && depth <= selective::FUTILITY_DEPTH
+                && static_eval.is_some_and(|e| e + selective::futility_margin(depth) <= alpha)
+                && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
+            {
+                continue;
+            }
             let child = self.play(pos, mv, ply);
             if self.mode.repetition {
                 self.path.push(PathEntry::of(&child));
             }
+            let reduction = if quiet && !in_check && !child.in_check() && !self.is_killer(ply, mv) {
+                selective::reduction(depth, i, pv_node)
+            } else {
+                0
+            };
+            quiets_searched += usize::from(quiet);
             let mut score;
             if i == 0 || !self.mode.null_window {
                 score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
             } else {
-                // Principal variation search: a null window first, the full
-                // window again only when the move may be better.
-                score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                // Principal variation search: a null window first (reduced
+                // for a late quiet move, then at full depth if it beats
+                // alpha), the full window again only when the move may be
+                // better.
+                score = -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                if reduction > 0 && score > alpha && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
                 if score > alpha && score < beta && !self.aborted {
                     score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
                 }
@@ -101,6 +164,9 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                     if score >= beta {
                         if self.mode.order == MoveOrder::Engine {
                             self.remember_killer(pos, mv, ply);
+                        }
+                        if selective && pos.captured_by(mv).is_none() {
+                            self.reward_history(pos, mv, &moves[..i], depth);
                         }
                         break;
                     }
@@ -145,6 +211,22 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 Some(after)
             }
             _ => None,
+        }
+    }
+
+    fn is_killer(&self, ply: usize, mv: Move) -> bool {
+        self.killers[ply].contains(&Some(mv))
+    }
+
+    /// A quiet `mv` cut the node: its history rises, and that of the quiet
+    /// moves tried before it (`tried`) falls.
+    fn reward_history(&mut self, pos: &Position, mv: Move, tried: &[(Move, i32)], depth: i32) {
+        let bonus = selective::history_bonus(depth);
+        self.history.update(pos, mv, bonus);
+        for &(other, _) in tried {
+            if pos.captured_by(other).is_none() {
+                self.history.update(pos, other, -bonus);
+            }
         }
     }
 
@@ -254,6 +336,16 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 }
             }
             for &(mv, _) in moves.iter() {
+                // Selective, outside the evasions: captures that lose the
+                // exchange, or cannot lift the stand-pat near alpha, are
+                // not searched unless they give check (`selective.rs`).
+                if self.mode.selective
+                    && stand_pat > -INFINITY
+                    && selective::futile_capture(pos, mv, stand_pat, alpha)
+                    && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
+                {
+                    continue;
+                }
                 if settle && alpha > stand_pat {
                     if let Some(after) = self.settled(pos, mv, alpha, &mut zone) {
                         best = best.max(after);

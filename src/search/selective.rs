@@ -1,0 +1,202 @@
+//! The playing engine's selective search ([`super::Mode::selective`]):
+//! what it prunes, reduces and extends, step by step as each was measured
+//! (`docs/search.md`). Nothing here runs in the labelling or the exact
+//! engine mode, so rows, labels and self-play are untouched by it.
+//!
+//! - **Mate-distance pruning**: a node `ply` plies from the root can neither
+//!   mate faster than `MATE − ply − 1` nor be mated sooner than
+//!   `−(MATE − ply)`, so the window is narrowed to that and a node whose
+//!   window closes returns at once.
+//! - **Null-move pruning**: at a node that is not on the principal
+//!   variation, not in check, and whose static value is already at or above
+//!   beta, the side to move passes and the opponent searches `R` plies
+//!   shallower (`R = 3 + depth / 4`); if even then the value stays at or
+//!   above beta the node is cut. Shogi has next to no zugzwang (a side can
+//!   nearly always drop or shuffle a piece), so there is no verification
+//!   search. No second null move is tried below the first, and repetitions
+//!   are not looked for across a null move (the cycle would not be a real
+//!   one).
+//! - **History and late moves**: quiet moves are ordered by a history
+//!   table ([`History`]) after the killers; late quiet moves are searched
+//!   shallower ([`reduction`], re-searched at full depth when they beat
+//!   alpha) and, near the leaves off the principal variation, not at all
+//!   past a count ([`late_move_limit`]).
+//! - **Futility**: off the principal variation and out of check, at depth
+//!   ≤ [`FUTILITY_DEPTH`], a node whose static value is
+//!   [`REVERSE_FUTILITY_MARGIN`] a ply above beta returns it, and a quiet
+//!   move that gives no check is skipped when the static value is
+//!   [`futility_margin`] below alpha.
+//! - **Static exchange in the quiescence**: a capture whose exchange loses
+//!   ([`Position::see`]), or whose victim cannot lift the stand-pat to
+//!   alpha with [`DELTA_MARGIN`] to spare, is not searched
+//!   ([`futile_capture`]) unless it gives check (a sacrifice that mates);
+//!   in the main search, losing captures are ordered after the killers.
+
+use crate::eval::Evaluator;
+use crate::shogi::{piece_value, Move, Piece, Position};
+
+use super::repetition::PathEntry;
+use super::{Searcher, MATE_BOUND};
+
+/// Where the selective search is in the tree.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct State {
+    /// Below a null move: no other is tried.
+    pub(super) below_null: bool,
+    /// Index in the path of the first position after the last null move:
+    /// repetitions are looked for from there on.
+    pub(super) repetition_floor: usize,
+}
+
+/// Null-move pruning starts at this depth.
+const NULL_MOVE_DEPTH: i32 = 2;
+
+impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
+    /// Null-move pruning at a node of `depth` with the null window
+    /// (`beta − 1`, `beta`) and static value `static_eval`: the value that
+    /// cuts the node, or `None` to search it.
+    pub(super) fn null_move_cut(
+        &mut self,
+        pos: &Position,
+        depth: i32,
+        beta: i32,
+        ply: usize,
+        static_eval: i32,
+    ) -> Option<i32> {
+        if depth < NULL_MOVE_DEPTH
+            || self.selective.below_null
+            || static_eval < beta
+            || beta.abs() >= MATE_BOUND
+        {
+            return None;
+        }
+        let child = pos.null_move()?;
+        if self.incremental {
+            self.sums[ply + 1] = self.sums[ply];
+        }
+        let saved = self.selective;
+        self.selective.below_null = true;
+        self.selective.repetition_floor = self.path.len();
+        if self.mode.repetition {
+            self.path.push(PathEntry::of(&child));
+        }
+        let r = 3 + depth / 4;
+        let value = -self.negamax(&child, depth - 1 - r, -beta, -beta + 1, ply + 1);
+        if self.mode.repetition {
+            self.path.pop();
+        }
+        self.selective = saved;
+        // A mate found below a pass is not proven: the cut returns beta.
+        (value >= beta && !self.aborted).then(|| if value >= MATE_BOUND { beta } else { value })
+    }
+}
+
+/// Entries of the history table: side × (board move, drop) × piece × square.
+const HISTORY_LEN: usize = 2 * 2 * Piece::NUM * 81;
+/// A history value stays within ±this (the update's decay keeps it there).
+pub(super) const HISTORY_MAX: i32 = 16_384;
+
+/// The history heuristic: for each side, piece (as it stands after the
+/// move, dropped pieces apart) and destination, how often such a quiet move
+/// cut a node, less how often it was tried before another one did, each
+/// weighted by depth² and decayed towards zero as it nears [`HISTORY_MAX`]
+/// (Stockfish's "gravity"). Quiet moves are ordered by it after the killers.
+/// Empty, and zero everywhere, outside the selective search, so the exact
+/// engine orders its moves as it always did.
+#[derive(Clone, Debug, Default)]
+pub(super) struct History(Vec<i32>);
+
+impl History {
+    /// A table of zeros.
+    pub(super) fn zeroed() -> Self {
+        Self(vec![0; HISTORY_LEN])
+    }
+
+    fn index(pos: &Position, mv: Move) -> usize {
+        let side = pos.side_to_move() as usize;
+        let (kind, piece, to) = match mv {
+            Move::BoardMove {
+                from,
+                to,
+                promotion,
+            } => {
+                let piece = pos.board().piece_on(from).unwrap_or(Piece::Pawn);
+                (0, if promotion { piece.promote() } else { piece }, to)
+            }
+            Move::Drop { piece, to } => (1, piece, to),
+        };
+        ((side * 2 + kind) * Piece::NUM + piece as usize) * 81 + to as usize
+    }
+
+    /// The value of `mv` in `pos`.
+    #[inline]
+    pub(super) fn get(&self, pos: &Position, mv: Move) -> i32 {
+        if self.0.is_empty() {
+            0
+        } else {
+            self.0[Self::index(pos, mv)]
+        }
+    }
+
+    /// Moves the value of `mv` by `bonus` (negative: a malus), decayed.
+    pub(super) fn update(&mut self, pos: &Position, mv: Move, bonus: i32) {
+        if let Some(h) = self.0.get_mut(Self::index(pos, mv)) {
+            *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+        }
+    }
+}
+
+/// The history bonus of a cut at `depth`.
+pub(super) fn history_bonus(depth: i32) -> i32 {
+    (depth * depth).min(400)
+}
+
+/// Late-move reductions: the plies taken off the search of the `index`-th
+/// move (from 0) of a node of `depth`, when it is quiet, gives no check,
+/// is no killer and the side to move is not in check. Grows with the
+/// logarithms of both (Stockfish's table, halved), one ply less on the
+/// principal variation, and leaves at least one ply.
+pub(super) fn reduction(depth: i32, index: usize, pv: bool) -> i32 {
+    if depth < 3 || index < 3 {
+        return 0;
+    }
+    let r = ((depth as f32).ln() * (index as f32).ln() / 2.0) as i32 - i32::from(pv);
+    r.clamp(0, depth - 2)
+}
+
+/// Late-move pruning: at a node of `depth` ≤ 3 off the principal variation
+/// and not in check, quiet moves that give no check are not searched once
+/// this many quiet moves have been.
+pub(super) fn late_move_limit(depth: i32) -> usize {
+    (6 + 3 * depth * depth) as usize
+}
+
+/// Futility pruning works at this depth and below.
+pub(super) const FUTILITY_DEPTH: i32 = 3;
+/// Reverse futility: a static value this much a ply above beta cuts.
+pub(super) const REVERSE_FUTILITY_MARGIN: i32 = 120;
+/// Delta pruning: a capture is searched only if its victim, plus this,
+/// may lift the stand-pat to alpha.
+pub(super) const DELTA_MARGIN: i32 = 200;
+
+/// Futility: how far below alpha a static value at `depth` must be for a
+/// quiet move that gives no check to be skipped.
+pub(super) fn futility_margin(depth: i32) -> i32 {
+    100 + 120 * depth
+}
+
+/// Is the capture `mv` not worth a quiescence search from a stand-pat of
+/// `stand_pat` with `alpha`? When it loses the exchange, or (not promoting)
+/// its victim cannot bring the stand-pat within [`DELTA_MARGIN`] of alpha.
+pub(super) fn futile_capture(pos: &Position, mv: Move, stand_pat: i32, alpha: i32) -> bool {
+    let victim = pos.captured_by(mv).map_or(0, piece_value);
+    (!mv.is_promotion() && stand_pat + victim + DELTA_MARGIN <= alpha) || losing_capture(pos, mv)
+}
+
+/// Does the capture `mv` lose its exchange? Only a dearer piece taking a
+/// cheaper one can; the others are not evaluated.
+pub(super) fn losing_capture(pos: &Position, mv: Move) -> bool {
+    let victim = pos.captured_by(mv).map_or(0, piece_value);
+    let attacker = pos.moving_piece(mv).map_or(0, piece_value);
+    attacker > victim && pos.see(mv) < 0
+}
