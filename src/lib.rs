@@ -1,6 +1,6 @@
 //! kifulearn: learn a shogi evaluation function from game records and play it over USI.
 //!
-//! Data flows one way through the modules (see `../shared/DESIGN.md`):
+//! Data flows one way through the modules (see `docs/design.md`):
 //!
 //! ```text
 //! record (kifu files → games) → shogi (positions, effects)

@@ -1,7 +1,7 @@
 //! Model files: liblinear's text format (so `liblinear-predict` reads ours and
 //! we read its) and a compact binary form for the engine.
 //!
-//! Text: see `../shared/tools/LIBLINEAR_MODEL_FORMAT.md`; weights are printed
+//! Text: see `docs/formats.md` ("The text model"); weights are printed
 //! as C's `%.17g` so our files are byte-identical to liblinear's.
 //! Binary (little-endian): magic `KFLM`, version `u32` = 1, feature-set name
 //! (`u32` length + UTF-8), `nr_feature` `u32`, bias `f64`, bias weight `f32`,
