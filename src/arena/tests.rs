@@ -34,7 +34,8 @@ fn searcher(table: &mut TranspositionTable, depth: u32) -> SearchPlayer<'_, Mate
 
 #[test]
 fn a_mate_in_one_is_played_and_wins() {
-    // ../shared/kifu/tournament/olympiad2011/x1_20111121-18-02-44-14548-Bonanza_ACG13-gps.csa
+    // The development collection's (not shipped) GPS Shogi tournament log
+    // olympiad2011/x1_20111121-18-02-44-14548-Bonanza_ACG13-gps.csa
     // after 205 plies: White (to move) mates with G*8e, its only mate, as GPS played.
     let pos = Position::from_sfen(MATE_IN_ONE).unwrap();
     let (mut t1, mut t2) = (TranspositionTable::new(1), TranspositionTable::new(1));

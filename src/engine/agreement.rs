@@ -245,8 +245,9 @@ mod tests {
     use crate::eval::Material;
     use crate::record::Source;
 
-    /// Lines 215 and 853 of `../shared/kifu/floodgate2016-openings.sfen`, two
-    /// bishop exchanges (角換わり), copied here so the tests run without it.
+    /// Lines 215 and 853 of the floodgate-2016 opening set (the development
+    /// collection, not shipped; `fixtures/README.md`), two bishop exchanges
+    /// (角換わり), copied here so the tests run without it.
     const LINE_215: &str = "startpos moves 7g7f 3c3d 8h2b+ 3a2b 7i8h 2b3c 8h7g 8c8d 2h6h 7a6b 5i4h 5a4b 4h3h 4b3b 3h2h 4a4b 3i3h 5c5d 1g1f 1c1d 4g4f 6b5c 6i5h 4c4d";
     const LINE_853: &str = "startpos moves 7g7f 3c3d 8h2b+ 3a2b 7i6h 2b3c 6g6f 7a6b 6i7h 6c6d 6h6g 6b6c 3i4h 1c1d 1g1f 4a3b 4g4f 8c8d 4h4g 5a4b 3g3f 6a5b 4i5h 4b3a";
 

@@ -10,10 +10,12 @@
 //!    failed at a later line than the byte's.
 //! 3. Otherwise Shift_JIS (CP932), reported with where UTF-8 first failed.
 //!
-//! Measured on the records at hand: the UTF-8 KIF files of `../shared/kifu`
-//! hold 416–1,304 non-ASCII characters and no invalid sequence; the Shift_JIS
-//! fixtures hold 8–10 sequences that happen to be valid UTF-8 against 96–229
-//! invalid ones, so the threshold sits far from both.
+//! Measured on the records at hand: the 23 UTF-8 KIF files of the
+//! development collection (`edo-kif`, not shipped; three are in
+//! `fixtures/edo-kif`) hold 416–1,304 non-ASCII characters and no invalid
+//! sequence; the Shift_JIS fixtures hold 8–10 sequences that happen to be
+//! valid UTF-8 against 96–229 invalid ones, so the threshold sits far from
+//! both.
 
 /// Valid non-ASCII UTF-8 characters needed per invalid sequence for a file to
 /// stay UTF-8 (rule 2 above).

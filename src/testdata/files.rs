@@ -13,7 +13,7 @@ pub fn fixture(path: &str) -> PathBuf {
 
 /// The first `n` bundled floodgate opening lines (`startpos moves …`, 24
 /// plies each): the 30 lines of `fixtures/floodgate-30.sfen` (the first 30
-/// of `../shared/kifu/floodgate2016-openings.sfen`), then the 575 of
+/// of the floodgate-2016 opening set, `fixtures/README.md`), then the 575 of
 /// `fixtures/openings/match.sfen`. Panics if `n` is more than 605.
 pub fn floodgate_lines(n: usize) -> Vec<String> {
     let mut lines = Vec::new();

@@ -1,5 +1,5 @@
 //! Test data for the unit tests in `src/`, all from `fixtures/` (so they run
-//! without `../shared`): the bundled floodgate opening lines, the bundled
+//! from a clone alone): the bundled floodgate opening lines, the bundled
 //! tournament games and liblinear's golden example.
 
 use crate::shogi::Position;
