@@ -68,7 +68,7 @@ fn games_on_fixtures_writes_summary_csv_and_usi() {
         rows.iter()
             .filter(|r| &r[2] == "ki2" && r[7].is_empty())
             .count(),
-        3
+        3 + 16 // formats/, and one of each handicap in handicaps/
     );
 
     let two = rows

@@ -361,7 +361,7 @@ impl GameReader<'_> {
                         t,
                         "a handicap of 平手, 香落ち, 右香落ち, 角落ち, 飛車落ち, 飛香落ち, \
                          二枚落ち, 三枚落ち, 四枚落ち, 五枚落ち, 左五枚落ち, 六枚落ち, \
-                         八枚落ち, 十枚落ち or その他 with a board diagram",
+                         左七枚落ち, 右七枚落ち, 八枚落ち, 十枚落ち or その他 with a board diagram",
                     ));
                 }
             }

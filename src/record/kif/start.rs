@@ -7,7 +7,18 @@ use super::super::{missing_kings, Game, RecordError, Source};
 use crate::shogi::{sfen_from_parts, Color, Piece, Position, HAND_PIECES};
 
 /// Start positions of the `手合割` names (the upper player, White, moves first).
-pub(super) const HANDICAPS: [(&str, &str); 16] = [
+///
+/// The names are those Kakinoki's KIF/KI2 writers emit (and `左香落ち`, `飛落ち`
+/// as aliases). Left and right are the handicap giver's own (White's, seen
+/// from the top of the board): `左` pieces stand on the 1 side (1一香, 2一桂,
+/// 3一銀), `右` ones on the 9 side. So 香落ち (the left lance) removes 1一香,
+/// 五枚落ち the right knight (8一桂) and 左五枚落ち the left one (2一桂), and
+/// 左七枚落ち the left silver (3一銀) and 右七枚落ち the right one (7一銀),
+/// each besides both lances and knights, rook and bishop. Checked piece by
+/// piece against the presets json-kifu-format reads KIF and KI2 with
+/// (`Shogi.preset` of na2hiro's Shogi.js: `KY`, `KY_R`, `KA`, `HI`, `HIKY`, `2`,
+/// `3`, `4`, `5`, `5_L`, `6`, `7_L`, `7_R`, `8`, `10`).
+pub(super) const HANDICAPS: [(&str, &str); 18] = [
     (
         "平手",
         "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
@@ -54,15 +65,23 @@ pub(super) const HANDICAPS: [(&str, &str); 16] = [
     ),
     (
         "五枚落ち",
-        "1nsgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+        "2sgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
     ),
     (
         "左五枚落ち",
-        "2sgkgsn1/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+        "1nsgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
     ),
     (
         "六枚落ち",
         "2sgkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "左七枚落ち",
+        "2sgkg3/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
+    ),
+    (
+        "右七枚落ち",
+        "3gkgs2/9/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1",
     ),
     (
         "八枚落ち",

@@ -234,7 +234,7 @@ fn errors_name_the_line_the_text_and_what_was_expected() {
     );
     assert_eq!(
         err("手合割：九枚落ち\n"),
-        "t.kif:line 1: found \"手合割：九枚落ち\", expected a handicap of 平手, 香落ち, 右香落ち, 角落ち, 飛車落ち, 飛香落ち, 二枚落ち, 三枚落ち, 四枚落ち, 五枚落ち, 左五枚落ち, 六枚落ち, 八枚落ち, 十枚落ち or その他 with a board diagram"
+        "t.kif:line 1: found \"手合割：九枚落ち\", expected a handicap of 平手, 香落ち, 右香落ち, 角落ち, 飛車落ち, 飛香落ち, 二枚落ち, 三枚落ち, 四枚落ち, 五枚落ち, 左五枚落ち, 六枚落ち, 左七枚落ち, 右七枚落ち, 八枚落ち, 十枚落ち or その他 with a board diagram"
     );
     assert_eq!(
         err("後手の持駒：なし\n|v香v桂|一\n"),
