@@ -10,16 +10,15 @@
 #
 # `cargo run --release -- ARGS` runs target/release/kifulearn ARGS (built once
 # first); `scripts/...` runs the repository's script. The scratch folder holds
-# `fixtures` and `pipelines` (links to the repository's) and has `../shared`
-# beside it, so paths resolve as they do in a checkout.
+# `fixtures` and `pipelines` (links to the repository's), so paths resolve as
+# they do in a checkout.
 #
 # What is changed, and why (each is printed when it applies; a rule whose
 # README line is gone fails the run, so the list stays true):
 #   - long runs are shortened: match games 400/200 → 20, 2000 games of 20000
 #     nodes → 10 of 2000, generated positions 100000/200000 → 2000/4000, the
-#     strength recipe learns from the 47 tournament games and plays 20 games
-#     (a copy of the recipe), the method table with -t -m (tiny, no matches;
-#     its matches need cshogi);
+#     strength recipe plays 20 games (a copy of the recipe), the method table
+#     with -t -m (no matches; its matches need cshogi);
 #   - the primal SVR stops after 4 Newton steps (--max-iter 4);
 #   - the relabelling with a model reads the first 12 plies of fixtures/pro
 #     only (all of it took 378 s here);
@@ -35,7 +34,7 @@ list_only=0
 # README command (comment stripped) → the command run instead ("" = skipped).
 declare -A CHANGED=(
   ["cargo test --release"]=""
-  ["cargo run --release -- pipeline run pipelines/strength.toml --out runs/strength"]="cargo run --release -- pipeline run pipelines-ci/strength.toml --out runs/strength --input ../shared/kifu/tournament"
+  ["cargo run --release -- pipeline run pipelines/strength.toml --out runs/strength"]="cargo run --release -- pipeline run pipelines-ci/strength.toml --out runs/strength"
   ["cargo run --release -- match --engine-a runs/strength/final.model --engine-b material --depth 3 --games 400"]="cargo run --release -- match --engine-a runs/strength/final.model --engine-b material --depth 3 --games 20"
   ["cargo run --release -- generate --out gen --positions 100000 --depth 3"]="cargo run --release -- generate --out gen --positions 2000 --depth 3"
   ["cargo run --release -- generate --out gen --positions 200000 --depth 3"]="cargo run --release -- generate --out gen --positions 4000 --depth 3"
@@ -48,7 +47,7 @@ declare -A CHANGED=(
 )
 declare -A WHY=(
   ["cargo test --release"]="skipped: .ci/run runs the tests after this script"
-  ["cargo run --release -- pipeline run pipelines/strength.toml --out runs/strength"]="learns from ../shared/kifu/tournament only (47 of the development games) and plays 20 match games (pipelines-ci/strength.toml is a copy with [match] games = 20)"
+  ["cargo run --release -- pipeline run pipelines/strength.toml --out runs/strength"]="plays 20 match games instead of 400 (pipelines-ci/strength.toml is a copy with [match] games = 20)"
   ["cargo run --release -- match --engine-a runs/strength/final.model --engine-b material --depth 3 --games 400"]="20 games instead of 400"
   ["cargo run --release -- generate --out gen --positions 100000 --depth 3"]="2000 positions instead of 100000"
   ["cargo run --release -- generate --out gen --positions 200000 --depth 3"]="4000 positions instead of 200000: the first run's chunk of 64 games already holds more, so it resumes and adds nothing"
@@ -95,7 +94,6 @@ work="$top/work"
 mkdir -p "$work/pipelines-ci"
 ln -s "$here/fixtures" "$work/fixtures"
 ln -s "$here/pipelines" "$work/pipelines"
-if [ -d "$here/../shared" ]; then ln -s "$(cd "$here/../shared" && pwd)" "$top/shared"; fi
 sed 's/^games = 400$/games = 20/' "$here/pipelines/strength.toml" >"$work/pipelines-ci/strength.toml"
 grep -q '^games = 20$' "$work/pipelines-ci/strength.toml" \
   || { echo "readme_examples: pipelines/strength.toml has no 'games = 400' line to shorten" >&2; exit 1; }

@@ -309,6 +309,7 @@ const NO_DEFAULT: &[&str] = &[
     "generate --teacher-nodes",
     "generate --teacher-option",
     "pipeline run --input",
+    "pipeline run --generate-openings",
 ];
 
 /// `--help` shows every default: each option that takes a value says

@@ -652,18 +652,132 @@ epochs = 2
     let _ = fs::remove_dir_all(&out);
 }
 
+/// The recipe files of `pipelines/`, sorted.
+fn bundled_recipes() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 8, "{} recipes", paths.len());
+    paths
+}
+
 #[test]
 fn every_bundled_recipe_parses() {
-    let mut seen = 0;
-    for entry in fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/pipelines")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "toml") {
-            let text = fs::read_to_string(&path).unwrap();
-            Recipe::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
-            seen += 1;
-        }
+    for path in bundled_recipes() {
+        let text = fs::read_to_string(&path).unwrap();
+        Recipe::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
     }
-    assert!(seen >= 8, "{seen} recipes");
+}
+
+/// Every recipe of `pipelines/` runs from the repository alone: each file or
+/// folder it names (inputs, generation and match openings) is inside the
+/// repository, and one short round of it (its first 8 games, 30 plies each,
+/// one epoch, a few solver iterations, 200 generated positions, 2 match
+/// games at depth 1) ends with a model and a row of `rounds.csv`.
+#[test]
+fn every_bundled_recipe_runs_one_short_round_from_the_repository_alone() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .canonicalize()
+        .unwrap();
+    for path in bundled_recipes() {
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut recipe = Recipe::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let named = recipe
+            .inputs
+            .paths
+            .iter()
+            .chain(&recipe.learner.generate_openings);
+        for p in named.chain(&recipe.arena.openings) {
+            let p = p
+                .canonicalize()
+                .unwrap_or_else(|e| panic!("{name}: {}: {e}", p.display()));
+            assert!(
+                p.starts_with(&root),
+                "{name}: {} is outside the repository",
+                p.display()
+            );
+        }
+        let matched = recipe.arena.games > 0;
+        recipe.rounds = 1;
+        recipe.inputs.max_games = 8;
+        recipe.labels.max_plies = 30;
+        recipe.solver.max_iterations = 5;
+        recipe.learner.epochs = 1;
+        recipe.learner.teacher_depth = 1;
+        recipe.learner.generate_positions = 200;
+        recipe.learner.generate_depth = 1;
+        recipe.arena.games = recipe.arena.games.min(2);
+        recipe.arena.depth = 1;
+        recipe.arena.movetime = None;
+        let out = scratch(&format!("recipe-{name}"));
+        let result =
+            run_recipe(&recipe, &out, Arc::new(Quiet)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(result.rounds, 1, "{name}");
+        assert!(fs::metadata(&result.final_bin).unwrap().len() > 0, "{name}");
+        let mut r = csv::Reader::from_path(out.join("rounds.csv")).unwrap();
+        let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+        let col = |h: &str| header.iter().position(|x| x == h).unwrap();
+        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), 1, "{name}");
+        let count = |h: &str| rows[0][col(h)].parse::<u64>().unwrap();
+        assert!(count("rows") > 0, "{name}: no rows");
+        if recipe.learner.method != "selfplay" {
+            assert_eq!(count("train_games") + count("heldout_games"), 8, "{name}");
+        }
+        let games = if matched { "2" } else { "" };
+        assert_eq!(&rows[0][col("match_games")], games, "{name}");
+        let _ = fs::remove_dir_all(&out);
+    }
+}
+
+/// `pipeline run --input PATH --generate-openings FILE` replaces a recipe's
+/// inputs and names its generation openings, as `docs/results.md`'s commands
+/// give the development collection: the run reads the inputs given (not the
+/// recipe's, which do not exist) and generation records the file.
+#[test]
+fn the_command_line_replaces_inputs_and_generation_openings() {
+    let dir = scratch("cli-overrides");
+    fs::create_dir_all(&dir).unwrap();
+    let recipe = dir.join("tiny.toml");
+    let text = tiny_selfplay("", 0).replace("rounds = 2", "rounds = 1");
+    fs::write(&recipe, text.replace("fixtures/selfplay", "no/such/folder")).unwrap();
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/floodgate-30.sfen");
+    let out = dir.join("out");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_kifulearn"))
+        .args(["-q", "pipeline", "run"])
+        .arg(&recipe)
+        .arg("--out")
+        .arg(&out)
+        .arg("--input")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pro"))
+        .arg("--generate-openings")
+        .arg(&openings)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut r = csv::Reader::from_path(out.join("rounds.csv")).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let col = |h: &str| header.iter().position(|x| x == h).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    let games = |h: &str| rows[0][col(h)].parse::<usize>().unwrap();
+    assert_eq!(
+        games("train_games") + games("heldout_games"),
+        2,
+        "fixtures/pro"
+    );
+    let generate = fs::read_to_string(out.join("round-1/generate/generate.toml")).unwrap();
+    assert!(
+        generate.contains(&openings.display().to_string()),
+        "{generate}"
+    );
+    let _ = fs::remove_dir_all(&dir);
 }
 
 /// Test openings are never trained on: a recipe whose inputs hold the

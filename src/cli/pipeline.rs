@@ -1,4 +1,5 @@
-//! `kifulearn pipeline run RECIPE [--out DIR] [--input PATH]...`: a whole recipe, resumable.
+//! `kifulearn pipeline run RECIPE [--out DIR] [--input PATH]... [--generate-openings FILE]`:
+//! a whole recipe, resumable.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,6 +36,10 @@ struct RunArgs {
     /// Game-record file or folder to use instead of the recipe's inputs (repeatable).
     #[arg(long = "input")]
     inputs: Vec<PathBuf>,
+    /// Opening lines for self-play generation instead of the recipe's
+    /// `[learner] generate_openings` (beside the bundled ones; test openings refused).
+    #[arg(long, value_name = "FILE")]
+    generate_openings: Option<PathBuf>,
 }
 
 /// Progress bars on stderr, summary lines on stdout.
@@ -119,6 +124,9 @@ pub fn run(args: Args) -> CliResult {
     let mut recipe = Recipe::load(&args.recipe)?;
     if !args.inputs.is_empty() {
         recipe.inputs.paths = args.inputs.clone();
+    }
+    if let Some(file) = &args.generate_openings {
+        recipe.learner.generate_openings = Some(file.clone());
     }
     let out = args.out.clone().unwrap_or_else(|| {
         let stem = args
