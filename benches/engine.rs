@@ -3,7 +3,9 @@
 //! floodgate-2016 opening lines), each against a baseline measured in the same run:
 //! legal-move counting on the same positions.
 //!
-//! Run: `cargo bench --bench engine` (optional args: number of positions, search depth).
+//! Run: `cargo bench --bench engine` (optional args: number of positions, search depth);
+//! the positions come from `fixtures/`, or from the development collection
+//! with `KIFULEARN_SHARED=DIR` (`benches/common`).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -12,13 +14,12 @@ use kifulearn::eval::{Evaluator, Material};
 use kifulearn::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::shogi::Position;
 
-fn positions(n: usize) -> Vec<Position> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/kifu/floodgate2016-openings.sfen"
-    );
-    let text = std::fs::read_to_string(path).expect("floodgate openings");
-    text.lines()
+mod common;
+
+fn positions(n: usize) -> (Vec<Position>, String) {
+    let (_, lines, name) = common::opening_lines();
+    let positions = lines
+        .iter()
         .take(n)
         .filter_map(|line| {
             let mut pos = Position::startpos();
@@ -27,7 +28,8 @@ fn positions(n: usize) -> Vec<Position> {
             }
             Some(pos)
         })
-        .collect()
+        .collect();
+    (positions, name)
 }
 
 fn main() {
@@ -37,9 +39,9 @@ fn main() {
         .collect();
     let n = args.first().copied().unwrap_or(200);
     let depth = args.get(1).copied().unwrap_or(3) as u32;
-    let positions = positions(n);
+    let (positions, name) = positions(n);
     println!(
-        "{} positions (ply 24 of floodgate-2016 lines), search depth {depth}",
+        "{} positions (ply 24 of the floodgate-2016 lines of {name}), search depth {depth}",
         positions.len()
     );
 

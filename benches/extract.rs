@@ -4,9 +4,10 @@
 //! alone as the baseline; and evaluations per second of `relation` through the
 //! dot-product sink.
 //!
-//! `cargo bench --bench extract` (prints figures; no criterion harness).
+//! `cargo bench --bench extract` (prints figures; no criterion harness); the
+//! lines come from `fixtures/`, or from the development collection with
+//! `KIFULEARN_SHARED=DIR` (`benches/common`).
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use kifulearn::eval::{linear::Linear, Evaluator, Material};
@@ -18,19 +19,22 @@ use kifulearn::shogi::Position;
 
 const GAMES: usize = 300;
 
+mod common;
+
+/// `GAMES` lines spread over the first 10,000 (every 33rd of the development
+/// collection's floodgate set; every bundled line of `fixtures/`, 575).
 fn jobs() -> Vec<GameJob> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/kifu/floodgate2016-openings.sfen"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
+    let (path, lines, name) = common::opening_lines();
+    println!("games: floodgate-2016 lines of {name}");
+    let step = (lines.len().min(10_000) / GAMES).max(1);
+    lines
+        .iter()
         .enumerate()
-        .step_by(10_000 / GAMES)
+        .step_by(step)
         .take(GAMES)
         .map(|(index, line)| {
             let source = Source {
-                path: PathBuf::from(path),
+                path: path.clone(),
                 index,
             };
             // The USI-line reader replays and checks every move.

@@ -2,7 +2,9 @@
 //! ratios compare like with like:
 //!
 //! 1. extraction rows/s on real games (the professional games of
-//!    `../shared/kifu/pro`, plies 20–79, rows of the default `relation` set,
+//!    `fixtures/pro`, or the development collection's 10 with
+//!    `KIFULEARN_SHARED=DIR`, as `docs/speed.md` measured them; plies 20–79,
+//!    rows of the default `relation` set,
 //!    written to files as `extract` writes them, games in parallel on every
 //!    core) with the material labeller and with a model labeller, and the
 //!    ratio of their times per row (each the median of three passes); and
@@ -42,18 +44,23 @@ use kifulearn::record::{read_file, Game};
 use kifulearn::search::{Control, Limits, Searcher, TranspositionTable};
 use kifulearn::shogi::Position;
 
-fn games() -> Vec<Game> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kifu/pro");
+mod common;
+
+/// The professional games: `fixtures/pro` (2), or the development
+/// collection's 10 with `KIFULEARN_SHARED=DIR`; and their name.
+fn games() -> (Vec<Game>, String) {
+    let (dir, name) = common::records("pro", "pro");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("../shared/kifu/pro")
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    files
+    let games = files
         .iter()
         .flat_map(|f| read_file(f).games)
         .filter_map(Result::ok)
-        .collect()
+        .collect();
+    (games, name)
 }
 
 /// CPU seconds used by this process so far (user + system, all threads), from
@@ -248,13 +255,13 @@ fn main() {
         None => Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15),
     };
     let relation = Linear::hashed("relation".parse().unwrap(), 2e-4, 15);
-    let mut games = games();
+    let (mut games, name) = games();
     if quick {
         games.truncate(3);
     }
     let threads = rayon::current_num_threads();
     println!(
-        "{} games of ../shared/kifu/pro, plies 20-79; model {}; {threads} threads",
+        "{} games of {name}, plies 20-79; model {}; {threads} threads",
         games.len(),
         model.features
     );
