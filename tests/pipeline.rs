@@ -63,6 +63,22 @@ fn rounds_without_seconds(dir: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The rows of `DIR/rounds.csv`, each by column name.
+fn rounds_by_name(dir: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(dir.join("rounds.csv")).unwrap();
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            header
+                .iter()
+                .cloned()
+                .zip(rec.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
 fn same_bytes(a: &Path, b: &Path, file: &str) {
     let (x, y) = (
         fs::read(a.join(file)).unwrap(),
@@ -717,18 +733,15 @@ fn every_bundled_recipe_runs_one_short_round_from_the_repository_alone() {
             run_recipe(&recipe, &out, Arc::new(Quiet)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(result.rounds, 1, "{name}");
         assert!(fs::metadata(&result.final_bin).unwrap().len() > 0, "{name}");
-        let mut r = csv::Reader::from_path(out.join("rounds.csv")).unwrap();
-        let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-        let col = |h: &str| header.iter().position(|x| x == h).unwrap();
-        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        let rows = rounds_by_name(&out);
         assert_eq!(rows.len(), 1, "{name}");
-        let count = |h: &str| rows[0][col(h)].parse::<u64>().unwrap();
+        let count = |h: &str| rows[0][h].parse::<u64>().unwrap();
         assert!(count("rows") > 0, "{name}: no rows");
         if recipe.learner.method != "selfplay" {
             assert_eq!(count("train_games") + count("heldout_games"), 8, "{name}");
         }
         let games = if matched { "2" } else { "" };
-        assert_eq!(&rows[0][col("match_games")], games, "{name}");
+        assert_eq!(rows[0]["match_games"], games, "{name}");
         let _ = fs::remove_dir_all(&out);
     }
 }
@@ -744,39 +757,35 @@ fn the_command_line_replaces_inputs_and_generation_openings() {
     let recipe = dir.join("tiny.toml");
     let text = tiny_selfplay("", 0).replace("rounds = 2", "rounds = 1");
     fs::write(&recipe, text.replace("fixtures/selfplay", "no/such/folder")).unwrap();
-    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/floodgate-30.sfen");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let openings = root
+        .join("fixtures/floodgate-30.sfen")
+        .display()
+        .to_string();
+    let pro = root.join("fixtures/pro").display().to_string();
     let out = dir.join("out");
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_kifulearn"))
-        .args(["-q", "pipeline", "run"])
-        .arg(&recipe)
-        .arg("--out")
-        .arg(&out)
-        .arg("--input")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pro"))
-        .arg("--generate-openings")
-        .arg(&openings)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let mut r = csv::Reader::from_path(out.join("rounds.csv")).unwrap();
-    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
-    let col = |h: &str| header.iter().position(|x| x == h).unwrap();
-    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
-    let games = |h: &str| rows[0][col(h)].parse::<usize>().unwrap();
+    let (recipe, out_arg) = (recipe.display().to_string(), out.display().to_string());
+    common::run_ok(&[
+        "-q",
+        "pipeline",
+        "run",
+        &recipe,
+        "--out",
+        &out_arg,
+        "--input",
+        &pro,
+        "--generate-openings",
+        &openings,
+    ]);
+    let rows = rounds_by_name(&out);
+    let games = |h: &str| rows[0][h].parse::<usize>().unwrap();
     assert_eq!(
         games("train_games") + games("heldout_games"),
         2,
         "fixtures/pro"
     );
     let generate = fs::read_to_string(out.join("round-1/generate/generate.toml")).unwrap();
-    assert!(
-        generate.contains(&openings.display().to_string()),
-        "{generate}"
-    );
+    assert!(generate.contains(&openings), "{generate}");
     let _ = fs::remove_dir_all(&dir);
 }
 

@@ -1,19 +1,27 @@
-//! Properties of `Position` on real positions: the floodgate openings in
-//! `../shared/kifu/` when present, else the start position, followed by
-//! random legal playouts.
+//! Properties of `Position` on real positions: the first 400 floodgate
+//! opening lines of the development collection (`common::shared`), else the
+//! 605 bundled ones, followed by random legal playouts.
+
+mod common;
+
+use std::sync::OnceLock;
 
 use kifulearn::shogi::{parse_usi_move, Move, Position, Square, HAND_PIECES};
 use proptest::prelude::*;
 
-fn opening_lines() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/kifu/floodgate2016-openings.sfen"
-    );
-    match std::fs::read_to_string(path) {
-        Ok(text) => text.lines().take(400).map(str::to_string).collect(),
-        Err(_) => vec!["startpos".to_string()],
-    }
+fn opening_lines() -> &'static [String] {
+    static LINES: OnceLock<Vec<String>> = OnceLock::new();
+    LINES.get_or_init(
+        || match common::shared("kifu/floodgate2016-openings.sfen") {
+            Some(path) => std::fs::read_to_string(path)
+                .unwrap()
+                .lines()
+                .take(400)
+                .map(str::to_string)
+                .collect(),
+            None => common::floodgate_lines(605),
+        },
+    )
 }
 
 fn replay(line: &str) -> Position {

@@ -6,13 +6,18 @@ use std::path::Path;
 use kifulearn::record::{kif, kisen, Game};
 use proptest::prelude::*;
 
-/// A real record: edo-kif 08731 when `../shared` is present, else the first
-/// moves of it typed in (so the test still runs without the shared folder).
+mod common;
+
+/// A real record: edo-kif 08731 of the development collection
+/// (`common::shared`), else the bundled edo-kif 15732.
 fn real_kif() -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kifu/edo-kif/08731.kif");
-    std::fs::read_to_string(p).unwrap_or_else(|_| {
-        "先手：伊藤印達\n後手：六代大橋宗銀\n手合割：平手\n手数----指手---------消費時間--\n   1 ７六歩(77)   (00:00/00:00:00)\n   2 ３四歩(33)   (00:00/00:00:00)\n   3 ７五歩(76)   (00:00/00:00:00)\n   4 ４四歩(43)   (00:00/00:00:00)\n   5 ７八飛(28)   (00:00/00:00:00)\n*▲戦型：早石田\n   6 ４二飛(82)   (00:00/00:00:00)\n   7 投了\nまで6手で後手の勝ち\n".to_string()
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let path = common::shared("kifu/edo-kif/08731.kif")
+            .unwrap_or_else(|| common::fixture("edo-kif/15732.kif"));
+        std::fs::read_to_string(path).unwrap()
     })
+    .clone()
 }
 
 /// Kisen bytes of the real record above.

@@ -138,13 +138,16 @@ pub fn peer(available: bool, what: &str) -> bool {
     available
 }
 
-/// `../shared/PATH` (the development data and tools beside the repository),
-/// or `None` with a note (a failure in CI) when it is absent.
+/// `SHARED/PATH`, where SHARED is the development collection (records and
+/// tools, not shipped): `$KIFULEARN_SHARED` when set (as for the benches and
+/// scripts), else `../shared` beside the repository; or `None` with a note
+/// (a failure in CI) when it is absent.
 pub fn shared(path: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(path);
-    peer(p.exists(), &format!("../shared/{path}")).then_some(p)
+    let dir = std::env::var_os("KIFULEARN_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let p = dir.join(path);
+    peer(p.exists(), &p.display().to_string()).then_some(p)
 }
 
 #[path = "../../src/testdata/files.rs"]
