@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Seeds the fuzz corpora (fuzz/corpus/TARGET/, not committed) from the bundled
 # inputs: records from fixtures/, the recipes of pipelines/, libsvm rows and
-# liblinear models from ../shared/tools/examples, and position files and binary
+# liblinear models from fixtures/liblinear, and position files and binary
 # models made here with the release binary (a 64-game depth-1 self-play run,
 # two small fits). Idempotent: existing corpus files are kept (libFuzzer adds
 # what it finds there). Usage: scripts/fuzz-seeds.sh
@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 C=fuzz/corpus
 BIN=target/release/kifulearn
-EXAMPLES=../shared/tools/examples
+EXAMPLES=fixtures/liblinear
 mkdir -p "$C"/{record_csa,record_kif,record_ki2,record_usi,record_kisen,libsvm,model_text,model_binary,recipe,positions_psv,positions_hcpe,usi_engine}
 
 tmp=$(mktemp -d)

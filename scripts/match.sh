@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Play a match between two USI engine configurations, refereed by cshogi
-# (../shared/tools/usi_match.py), from the floodgate-2016 opening lines.
+# Play a match between two USI engine configurations. With KIFULEARN_SHARED=DIR
+# (the development collection, not shipped) it is refereed by cshogi
+# (DIR/tools/usi_match.py) from DIR/kifu/floodgate2016-openings.sfen, as the
+# figures that name this script were; without it, by `kifulearn match` from the
+# bundled test openings (fixtures/openings/match.sfen), the engines as `usi:`.
 #
 # Usage:
 #   scripts/match.sh [-n GAMES] [-d DEPTH] [-o OUTDIR] [-a "ENGINE_A"] [-b "ENGINE_B"] \
@@ -9,13 +12,15 @@
 # Defaults: 20 games at depth 2, both engines `target/release/kifulearn usi`,
 # output in runs/match-<timestamp>. Game i starts from opening line i/2 and the
 # engines swap colours every game, so each opening is played from both sides.
-# Engine-specific USI options go after `--`, e.g.
-#   scripts/match.sh -n 20 -d 2 -- --option-b EvalNoise=50 --name-a material --name-b material+noise50
+# Engine-specific USI options go after `--` (usi_match.py's, or `kifulearn
+# match`'s options without KIFULEARN_SHARED), e.g.
+#   scripts/match.sh -n 20 -d 2 -- --option-b EvalNoise=50
 # or against Fairy-Stockfish (its hash option is `Hash`; it ignores gameover):
-#   scripts/match.sh -n 4 -d 1 -b /usr/games/fairy-stockfish -- --name-b fairy-stockfish
+#   scripts/match.sh -n 4 -d 1 -b /usr/games/fairy-stockfish
 # The summary on stdout gives W/L/D from A's view and an Elo estimate with a 95%
-# interval; DIR holds one CSA file per game, results.jsonl and summary.json.
-# Needs: python3 with cshogi (python3 -m pip install cshogi).
+# interval; DIR holds one CSA file per game (and usi_match.py's results.jsonl
+# and summary.json, or kifulearn's results.csv and summary.txt).
+# Needs, with KIFULEARN_SHARED: python3 with cshogi (python3 -m pip install cshogi).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 games=20
@@ -30,14 +35,18 @@ while getopts "n:d:o:a:b:h" opt; do
     o) out="$OPTARG" ;;
     a) engine_a="$OPTARG" ;;
     b) engine_b="$OPTARG" ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,23p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 [ "${1:-}" = "--" ] && shift
 [ -x "$here/target/release/kifulearn" ] || cargo build --release --manifest-path "$here/Cargo.toml"
 out="${out:-$here/runs/match-$(date +%Y%m%d-%H%M%S)}"
-exec python3 "$here/../shared/tools/usi_match.py" "$engine_a" "$engine_b" \
-  --games "$games" --depth "$depth" \
-  --openings "$here/../shared/kifu/floodgate2016-openings.sfen" \
-  --out "$out" "$@"
+if [ -n "${KIFULEARN_SHARED:-}" ]; then
+  exec python3 "$KIFULEARN_SHARED/tools/usi_match.py" "$engine_a" "$engine_b" \
+    --games "$games" --depth "$depth" \
+    --openings "$KIFULEARN_SHARED/kifu/floodgate2016-openings.sfen" \
+    --out "$out" "$@"
+fi
+exec "$here/target/release/kifulearn" match --engine-a "usi:$engine_a" --engine-b "usi:$engine_b" \
+  --games "$games" --depth "$depth" --out "$out" "$@"

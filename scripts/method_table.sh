@@ -2,7 +2,9 @@
 # The method table: every learner, with rows at the sibling or at the
 # quiescence leaf, with and without a prior, trained on the same development
 # games and judged the same way: agreement on held-out games and matches
-# against the material engine at depth 2 and depth 3.
+# against the material engine at depth 2 and depth 3. By default on the games
+# bundled in fixtures/ (6 training, 6 held out); the table of docs/results.md
+# was made on the development collection (-k $KIFU, not shipped).
 #
 # Usage:
 #   scripts/method_table.sh [-o OUTDIR] [-n GAMES] [-k KIFU_DIR] [-t] [-m]
@@ -10,11 +12,14 @@
 #   -o OUTDIR   work and result folder (default runs/methods); rerunning resumes:
 #               a step whose output exists is skipped
 #   -n GAMES    match games per method and depth (default 200)
-#   -k DIR      the development games (default ../shared/kifu)
-#   -t          tiny: 6 training and 4 held-out games, 20 match games (a smoke test)
+#   -k DIR      the game folder, laid out as the development collection's kifu/
+#               (default fixtures, the bundled games)
+#   -t          tiny: 20 match games, and with the development collection
+#               6 training and 4 held-out games (a smoke test)
 #   -m          skip the matches (agreement, time, memory and weights only)
 #
-# Split (deterministic, by game; no game is in both parts):
+# Split (deterministic, by game; no game is in both parts; the counts are the
+# development collection's, fixtures/ gives 5 + 1 and 2 + 4):
 #   training  DIR/tournament/**/*.csa (47) + DIR/selfplay/fsf_selfplay_w1_00000..00149 (120 files)
 #   held out  DIR/pro/*.csa (10) + DIR/selfplay/fsf_selfplay_w2_*.csa (314)
 # Matches: `kifulearn match` from the bundled test openings
@@ -33,7 +38,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 out="$here/runs/methods"
 games=200
-kifu="$here/../shared/kifu"
+kifu="$here/fixtures"
 tiny=0
 matches=1
 while getopts "o:n:k:tmh" opt; do
@@ -43,7 +48,7 @@ while getopts "o:n:k:tmh" opt; do
     k) kifu="$OPTARG" ;;
     t) tiny=1 ;;
     m) matches=0 ;;
-    *) sed -n '2,32p' "$0"; exit 2 ;;
+    *) sed -n '2,35p' "$0"; exit 2 ;;
   esac
 done
 kifu="$(cd "$kifu" && pwd)"
@@ -60,7 +65,7 @@ set_="relation,material,kp"
 if [ ! -d "$out/train" ]; then
   rm -rf "$out/train.tmp" "$out/held.tmp"
   mkdir -p "$out/train.tmp" "$out/held.tmp"
-  if [ "$tiny" = 1 ]; then
+  if [ "$tiny" = 1 ] && ls "$kifu"/selfplay/fsf_selfplay_w1_0000[0-5].csa >/dev/null 2>&1; then
     train=$(ls "$kifu"/selfplay/fsf_selfplay_w1_0000[0-5].csa)
     held=$(ls "$kifu"/selfplay/fsf_selfplay_w2_0000[0-3].csa)
   else
