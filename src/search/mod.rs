@@ -58,12 +58,23 @@
 //!   and once more after an aborted one, so the last report covers the whole
 //!   search; this module never parses or prints.
 //!
+//! # The playing engine's selective search
+//!
+//! [`Mode::PLAY`] ([`Searcher::player`]; the USI engine and matches) is the
+//! engine mode with [`Mode::selective`] on: mate-distance pruning, null-move
+//! pruning, a history heuristic, late-move reductions and pruning,
+//! futility and reverse futility, static exchange evaluation
+//! ([`Position::see`]) in the quiescence and the capture order, check
+//! extensions, aspiration windows at the root, and a table whose entries
+//! from earlier searches give way (`selective.rs`; each step's SPRT at
+//! equal time is in `docs/search.md`). The other modes stay exact: the
+//! labeller, self-play generation and the learners search the full-width
+//! tree, so rows and labels do not depend on any of it.
+//!
 //! # What is not implemented
 //!
-//! Null-move pruning, late-move reductions, futility pruning, check extensions,
-//! a history heuristic, static exchange evaluation, aspiration windows, mate
-//! search (tsume) and multi-threaded search. The 16-ply self-play and the
-//! conformance script only need correctness; strength comes from the evaluator.
+//! Mate search (tsume), counter-move and continuation histories, singular
+//! extensions, and multi-threaded search.
 
 pub mod clock;
 mod eval_cache;
@@ -96,6 +107,9 @@ pub const MATE_BOUND: i32 = MATE - 1_000;
 const INFINITY: i32 = MATE + 1;
 /// Deepest ply the search reaches (main search plus quiescence).
 pub const MAX_PLY: usize = 128;
+
+/// Half-width of the selective search's aspiration window at the root.
+const ASPIRATION_WINDOW: i32 = 60;
 
 /// Quiescence plies in which a side in check searches all its evasions (engine mode).
 pub const EVASION_PLIES: u32 = 2;
@@ -336,6 +350,8 @@ pub struct Searcher<'a, E: Evaluator + ?Sized> {
     selective: selective::State,
     /// The history heuristic's table: empty unless the mode is selective.
     history: selective::History,
+    /// Depth of the iteration being searched (of the fixed-depth search).
+    iteration_depth: i32,
 }
 
 impl<E: Evaluator + ?Sized> std::fmt::Debug for Searcher<'_, E> {
@@ -474,6 +490,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             } else {
                 selective::History::default()
             },
+            iteration_depth: 0,
         }
     }
 
@@ -528,6 +545,11 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         self.path.extend_from_slice(history);
         self.path.push(PathEntry::of(pos));
         self.refresh_root(pos);
+        if self.mode.selective {
+            if let Some(tt) = self.tt.as_deref_mut() {
+                tt.new_search();
+            }
+        }
         let root_len = self.path.len();
         let mut root_moves: Vec<(Move, i32)> = Vec::new();
         pos.for_each_legal_move(|mv| root_moves.push((mv, self.order_score(pos, mv, None, 0))));
@@ -543,36 +565,24 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             return result;
         }
         let max_depth = self.limits.depth.unwrap_or(MAX_PLY as u32 - 1).max(1);
+        let mut last_score = None;
         for depth in 1..=max_depth.min(MAX_PLY as u32 / 2) {
-            let mut alpha = -INFINITY;
-            let mut best_score = -INFINITY;
-            let mut best_index = 0;
-            for (i, &(mv, _)) in root_moves.iter().enumerate() {
-                let child = self.play(pos, mv, 0);
-                self.path.truncate(root_len);
-                self.path.push(PathEntry::of(&child));
-                let d = depth as i32 - 1;
-                let mut score;
-                if i == 0 {
-                    score = -self.negamax(&child, d, -INFINITY, -alpha, 1);
-                } else {
-                    score = -self.negamax(&child, d, -alpha - 1, -alpha, 1);
-                    if score > alpha && !self.aborted {
-                        score = -self.negamax(&child, d, -INFINITY, -alpha, 1);
-                    }
+            self.iteration_depth = depth as i32;
+            // Aspiration (selective): a window around the last score first,
+            // the full window again when the value falls outside it.
+            let (mut low, mut high) = (-INFINITY, INFINITY);
+            if let (true, Some(last)) = (self.mode.selective && depth >= 4, last_score) {
+                if i32::abs(last) < MATE_BOUND {
+                    (low, high) = (last - ASPIRATION_WINDOW, last + ASPIRATION_WINDOW);
                 }
-                if self.aborted {
-                    break;
-                }
-                if score > best_score {
-                    best_score = score;
-                    best_index = i;
-                    let mut line = vec![mv];
-                    line.extend_from_slice(&self.pv[1]);
-                    self.pv[0] = line;
-                }
-                alpha = alpha.max(score);
             }
+            let (mut best_score, mut best_index) =
+                self.root_iteration(pos, &root_moves, depth, low, high, root_len);
+            if !self.aborted && (best_score <= low || best_score >= high) {
+                (best_score, best_index) =
+                    self.root_iteration(pos, &root_moves, depth, -INFINITY, INFINITY, root_len);
+            }
+            last_score = Some(best_score);
             self.path.truncate(root_len);
             // A partly searched iteration is still used if it found a better move than
             // the previous iteration's best, which was searched first.
@@ -624,6 +634,55 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         result
     }
 
+    /// One iteration at the root: every root move searched to `depth` with
+    /// the window (`low`, `high`), principal variation search below the
+    /// first; stops at a value at or above `high` (an aspiration window
+    /// failing high). The best value (fail-soft) and its move's index;
+    /// `pv[0]` holds its line.
+    fn root_iteration(
+        &mut self,
+        pos: &Position,
+        root_moves: &[(Move, i32)],
+        depth: u32,
+        low: i32,
+        high: i32,
+        root_len: usize,
+    ) -> (i32, usize) {
+        let mut alpha = low;
+        let mut best_score = -INFINITY;
+        let mut best_index = 0;
+        for (i, &(mv, _)) in root_moves.iter().enumerate() {
+            let child = self.play(pos, mv, 0);
+            self.path.truncate(root_len);
+            self.path.push(PathEntry::of(&child));
+            let d = depth as i32 - 1;
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(&child, d, -high, -alpha, 1);
+            } else {
+                score = -self.negamax(&child, d, -alpha - 1, -alpha, 1);
+                if score > alpha && score < high && !self.aborted {
+                    score = -self.negamax(&child, d, -high, -alpha, 1);
+                }
+            }
+            if self.aborted {
+                break;
+            }
+            if score > best_score {
+                best_score = score;
+                best_index = i;
+                let mut line = vec![mv];
+                line.extend_from_slice(&self.pv[1]);
+                self.pv[0] = line;
+            }
+            alpha = alpha.max(score);
+            if alpha >= high {
+                break;
+            }
+        }
+        (best_score, best_index)
+    }
+
     /// The value of `pos` for its side to move by a fixed-depth search: `depth`
     /// plies of all legal moves below `pos`, then the quiescence at the leaves
     /// (depth 0 is the quiescence only); `history` as in [`Searcher::search`]
@@ -641,6 +700,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             self.path.push(PathEntry::of(pos));
         }
         let depth = depth.min(MAX_PLY as u32 / 2) as i32;
+        self.iteration_depth = depth;
         self.refresh_root(pos);
         self.negamax(pos, depth, alpha, INFINITY, 0)
     }

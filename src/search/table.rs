@@ -44,13 +44,19 @@ pub(super) struct Entry {
     pub(super) score: i32,
     pub(super) depth: i16,
     pub(super) bound: Bound,
+    /// The table's [`TranspositionTable::new_search`] count when stored.
+    pub(super) generation: u8,
 }
 
-/// Transposition table: one entry per slot, depth-preferred replacement.
+/// Transposition table: one entry per slot, depth-preferred replacement
+/// within a search; an entry from an earlier search (of a playing engine
+/// that calls [`TranspositionTable::new_search`]) is always replaced, so
+/// the table does not silt up with deep entries of positions long gone.
 #[derive(Debug)]
 pub struct TranspositionTable {
     entries: Vec<Option<Entry>>,
     mask: usize,
+    generation: u8,
 }
 
 impl TranspositionTable {
@@ -66,6 +72,7 @@ impl TranspositionTable {
         Self {
             entries: vec![None; slots],
             mask: slots - 1,
+            generation: 0,
         }
     }
 
@@ -88,10 +95,24 @@ impl TranspositionTable {
         self.entries[key as usize & self.mask].filter(|e| e.key == key)
     }
 
+    /// A new search begins: what is stored from now on replaces the
+    /// entries of earlier searches whatever their depth.
+    pub fn new_search(&mut self) {
+        self.generation = self.generation.wrapping_add(1);
+    }
+
+    /// The generation an entry stored now carries.
+    pub(super) fn generation(&self) -> u8 {
+        self.generation
+    }
+
     pub(super) fn store(&mut self, key: u64, entry: Entry) {
         let slot = &mut self.entries[key as usize & self.mask];
         match slot {
-            Some(old) if old.key != key && old.depth > entry.depth => {}
+            Some(old)
+                if old.key != key
+                    && old.depth > entry.depth
+                    && old.generation == entry.generation => {}
             _ => *slot = Some(entry),
         }
     }

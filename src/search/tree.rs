@@ -36,6 +36,10 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 return alpha;
             }
         }
+        // Check extension (selective): a side in check searches one ply
+        // more, within twice the iteration's depth from the root.
+        let in_check = selective && pos.in_check();
+        let depth = depth + i32::from(in_check && (ply as i32) < 2 * self.iteration_depth);
         if depth <= 0 || ply >= MAX_PLY / 2 {
             return self.quiescence(pos, alpha, beta, ply, 0);
         }
@@ -56,7 +60,6 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
         }
         // The selective search's cuts before any move (`selective.rs`).
-        let in_check = selective && pos.in_check();
         let pv_node = beta - alpha > 1;
         let mut static_eval = None;
         if selective && !pv_node && !in_check {
@@ -175,6 +178,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         self.move_buffers[ply] = moves;
         if let Some(tt) = self.tt.as_deref_mut() {
+            let generation = tt.generation();
             tt.store(
                 key,
                 Entry {
@@ -183,6 +187,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                     score: score_to_tt(best, ply),
                     depth: depth as i16,
                     bound: Bound::of(best, original_alpha, beta),
+                    generation,
                 },
             );
         }
