@@ -4,7 +4,7 @@ use crate::eval::{Accumulator, Evaluator, EVAL_LIMIT};
 use crate::shogi::{Move, Position};
 
 /// The label scale models are trained with: labels are centipawns / 10000.
-pub const DEFAULT_EVAL_SCALE: i32 = 10_000;
+pub const DEFAULT_EVAL_SCALE: i32 = crate::model::LABEL_SCALE;
 
 /// Multiplies another evaluator's values by `scale` / [`DEFAULT_EVAL_SCALE`]
 /// (USI option `EvalScale`). A model evaluates as `clamp(prediction × 10000)`,

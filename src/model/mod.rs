@@ -52,6 +52,11 @@ use sidecar::{check_model_hash, finish_interrupted_save, meta_string, meta_value
 pub use sidecar::{meta_path, write_meta};
 pub use text::{format_g, format_g17};
 
+/// Centipawns per unit of a model's output: labels are centipawns / this, and
+/// a model evaluates as `clamp(prediction × this)` (the engine's `EvalScale`
+/// default). One definition for the learners, the rows and the engine.
+pub const LABEL_SCALE: i32 = 10_000;
+
 /// A linear regression model: `y = w · x (+ w_b * bias when bias >= 0)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Model {

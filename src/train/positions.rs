@@ -527,7 +527,7 @@ impl<'a> Descent<'a> {
             w: self
                 .weights
                 .iter()
-                .map(|&w| f64::from(w) / 10_000.0)
+                .map(|&w| f64::from(w) / f64::from(crate::model::LABEL_SCALE))
                 .collect(),
             bias: -1.0,
             bias_weight: 0.0,

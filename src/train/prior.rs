@@ -21,7 +21,7 @@ pub fn material_prior(features: &Features) -> Vec<f32> {
 pub fn model_prior(features: &Features, model: &Model) -> Vec<f32> {
     let mut w = vec![0.0f32; features.dimension() as usize];
     for (d, &m) in w.iter_mut().zip(&model.w) {
-        *d = (m * 10_000.0) as f32;
+        *d = (m * f64::from(crate::model::LABEL_SCALE)) as f32;
     }
     w
 }

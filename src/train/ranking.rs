@@ -254,7 +254,7 @@ impl RankingParams {
         let w0: Vec<f32> = crate::train::prior::named_prior(features, name)
             .map_err(|e| e.to_string())?
             .into_iter()
-            .map(|w| w / 10_000.0)
+            .map(|w| w / crate::model::LABEL_SCALE as f32)
             .collect();
         let mut p = self.prior(w0);
         if anchor_material {

@@ -104,7 +104,7 @@ pub fn run(
             })?;
             let w0: Vec<f64> = named_prior(&features, name)?
                 .into_iter()
-                .map(|w| f64::from(w) / 10_000.0)
+                .map(|w| f64::from(w) / f64::from(kifulearn::model::LABEL_SCALE))
                 .collect();
             Some(w0)
         }
