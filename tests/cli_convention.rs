@@ -289,6 +289,7 @@ const NO_DEFAULT: &[&str] = &[
     "positions --sfen",
     "positions --convert",
     "positions --relabel",
+    "positions --rows",
     "positions --teacher",
     "positions --teacher-nodes",
     "positions --teacher-option",

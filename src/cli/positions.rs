@@ -46,7 +46,18 @@ pub struct Args {
     /// Relabelling: teacher processes, one per thread [default: all cores].
     #[arg(long, requires = "relabel")]
     jobs: Option<usize>,
+    /// Write a dataset folder of position rows (docs/dataset.md, "Position
+    /// rows"): one libsvm row per position, the features of the end of its
+    /// quiescence line, labelled with the file's score (the teacher's) in
+    /// model units; the rows `fit --method positions` learns from. PATHs
+    /// may be folders (`generate`'s output).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "convert", "relabel", "format"])]
+    rows: Option<PathBuf>,
+    #[command(flatten)]
+    row_args: rows::RowArgs,
 }
+
+mod rows;
 
 /// Errors printed per file before the rest are only counted.
 const ERRORS_SHOWN: usize = 10;
@@ -60,6 +71,9 @@ pub fn run(args: Args) -> CliResult {
     }
     if let Some(out) = &args.relabel {
         return relabel::run(&args, out);
+    }
+    if let Some(dir) = &args.rows {
+        return rows::run(&args.paths, dir, &args.row_args);
     }
     let convert_format = match &args.convert {
         None => None,

@@ -225,7 +225,7 @@ pub enum ExtractError {
 
 /// The hidden temporary name of `path` (`.NAME.tmp` beside it), which no
 /// `*.svm` glob and no Spark or Hadoop reader picks up.
-fn temp_path(path: &Path) -> PathBuf {
+pub fn temp_path(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -794,14 +794,15 @@ where
         max_plies: options.max_plies.map(|m| m as u64),
         shard: options.shard.to_string(),
         program: format!("kifulearn {}", env!("CARGO_PKG_VERSION")),
-        label: LabelInfo {
+        label: Some(LabelInfo {
             margin: l.margin,
             scale: l.scale,
             depth: l.depth,
             quiescence: l.quiescence,
             labeller: options.labeller.name.clone(),
             labeller_hash: options.labeller.hash.clone(),
-        },
+        }),
+        target: None,
     };
     info.write(dir)?;
     Ok(RunSummary {
@@ -814,7 +815,7 @@ where
 }
 
 /// Removes `path` if it exists; whether it did.
-fn remove_if_present(path: &Path) -> io::Result<bool> {
+pub fn remove_if_present(path: &Path) -> io::Result<bool> {
     match fs::remove_file(path) {
         Ok(()) => Ok(true),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),

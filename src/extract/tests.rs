@@ -135,8 +135,8 @@ fn rows_match_positions_and_labels_single_out_the_game_move() {
     assert_eq!(info.dimension, u64::from(relation().dimension()));
     assert_eq!(info.features, "relation");
     assert_eq!(info.max_plies, Some(20));
-    assert_eq!(info.label.margin, 100);
-    assert_eq!(info.label.labeller, "material");
+    assert_eq!(info.label.as_ref().unwrap().margin, 100);
+    assert_eq!(info.label.as_ref().unwrap().labeller, "material");
     let _ = fs::remove_dir_all(&dir);
 }
 

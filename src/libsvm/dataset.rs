@@ -47,6 +47,26 @@ pub struct LabelInfo {
     pub labeller_hash: String,
 }
 
+/// How position rows are labelled (`[target]` in `dataset.toml`): one row
+/// per position, at the end of its quiescence line, labelled with the
+/// teacher's score (`docs/dataset.md`, "Position rows").
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct TargetInfo {
+    /// `score` (the target's score, centipawns) or `sigmoid` (σ-squashed).
+    pub target: String,
+    /// λ, the weight of the game result in the target.
+    pub result_weight: f64,
+    /// K of σ(s / K), centipawns.
+    pub eval_k: f64,
+    /// Labels are centipawns divided by this.
+    pub scale: f64,
+    /// Where the scores come from: `position files`, or the evaluator searched.
+    pub teacher: String,
+    /// Plies the teacher searched (absent: the position files' own scores).
+    #[serde(default)]
+    pub teacher_depth: Option<u32>,
+}
+
 /// What `dataset.toml` says: enough for a reader to load the rows without
 /// being told anything else, and for `dataset merge` to check shards agree.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
@@ -69,7 +89,8 @@ pub struct DatasetInfo {
     /// Whether rows carry `qid:N` (one N per labelled position).
     #[serde(default)]
     pub qid: bool,
-    /// Where each row's features are taken: `sibling` or `leaf`.
+    /// Where each row's features are taken: `sibling` or `leaf` (a row per
+    /// sibling), or `position` (a row per position, at its quiescence leaf).
     pub rows_at: String,
     /// Positions before this ply are not labelled.
     pub skip_opening: u64,
@@ -80,8 +101,12 @@ pub struct DatasetInfo {
     pub shard: String,
     /// The program that wrote it, `kifulearn VERSION`.
     pub program: String,
-    /// The label options.
-    pub label: LabelInfo,
+    /// The label options of sibling rows.
+    #[serde(default)]
+    pub label: Option<LabelInfo>,
+    /// The target of position rows.
+    #[serde(default)]
+    pub target: Option<TargetInfo>,
 }
 
 impl DatasetInfo {
@@ -124,14 +149,26 @@ impl DatasetInfo {
         }
         let _ = writeln!(s, "shard = {}", q(&self.shard));
         let _ = writeln!(s, "program = {}", q(&self.program));
-        let l = &self.label;
-        s.push_str("\n[label]\n");
-        let _ = writeln!(s, "margin = {}", l.margin);
-        let _ = writeln!(s, "scale = {:?}", l.scale);
-        let _ = writeln!(s, "depth = {}", l.depth);
-        let _ = writeln!(s, "quiescence = {}", l.quiescence);
-        let _ = writeln!(s, "labeller = {}", q(&l.labeller));
-        let _ = writeln!(s, "labeller_hash = {}", q(&l.labeller_hash));
+        if let Some(l) = &self.label {
+            s.push_str("\n[label]\n");
+            let _ = writeln!(s, "margin = {}", l.margin);
+            let _ = writeln!(s, "scale = {:?}", l.scale);
+            let _ = writeln!(s, "depth = {}", l.depth);
+            let _ = writeln!(s, "quiescence = {}", l.quiescence);
+            let _ = writeln!(s, "labeller = {}", q(&l.labeller));
+            let _ = writeln!(s, "labeller_hash = {}", q(&l.labeller_hash));
+        }
+        if let Some(t) = &self.target {
+            s.push_str("\n[target]\n");
+            let _ = writeln!(s, "target = {}", q(&t.target));
+            let _ = writeln!(s, "result_weight = {:?}", t.result_weight);
+            let _ = writeln!(s, "eval_k = {:?}", t.eval_k);
+            let _ = writeln!(s, "scale = {:?}", t.scale);
+            let _ = writeln!(s, "teacher = {}", q(&t.teacher));
+            if let Some(d) = t.teacher_depth {
+                let _ = writeln!(s, "teacher_depth = {d}");
+            }
+        }
         s
     }
 
@@ -275,14 +312,15 @@ mod tests {
             max_plies: Some(20),
             shard: "0/1".into(),
             program: "kifulearn 0.1.0".into(),
-            label: LabelInfo {
+            label: Some(LabelInfo {
                 margin: 100,
                 scale: 10_000.0,
                 depth: 1,
                 quiescence: true,
                 labeller: "material".into(),
                 labeller_hash: String::new(),
-            },
+            }),
+            target: None,
         }
     }
 
@@ -296,6 +334,28 @@ mod tests {
         let text = fs::read_to_string(dir.join(DATASET_TOML)).unwrap();
         assert!(text.contains("\nformat = \"kifulearn-dataset-1\"\ndimension = 5143824\n"));
         assert!(text.contains("\n[label]\nmargin = 100\nscale = 10000.0\n"));
+        // Position rows: a [target] instead of a [label].
+        let positions = DatasetInfo {
+            rows_at: "position".into(),
+            label: None,
+            target: Some(TargetInfo {
+                target: "sigmoid".into(),
+                result_weight: 0.0,
+                eval_k: 600.0,
+                scale: 10_000.0,
+                teacher: "position files".into(),
+                teacher_depth: None,
+            }),
+            ..info.clone()
+        };
+        positions.write(&dir).unwrap();
+        assert_eq!(DatasetInfo::read(&dir).unwrap(), positions);
+        let target = fs::read_to_string(dir.join(DATASET_TOML)).unwrap();
+        assert!(!target.contains("[label]"), "{target}");
+        assert!(
+            target.contains("\n[target]\ntarget = \"sigmoid\"\n"),
+            "{target}"
+        );
         fs::write(
             dir.join(DATASET_TOML),
             text.replace("kifulearn-dataset-1", "other"),

@@ -47,7 +47,7 @@ use super::progress::{Epoch as ProgressEpoch, Event, Observer};
 use super::step::{self, Optimizer, Stepper};
 use super::TrainError;
 use crate::eval::Evaluator;
-use crate::features::{BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, MaterialSet};
+use crate::features::{BaseSet, FeatureSet, Features, MaterialSet, RowBuilder};
 use crate::model::Model;
 use crate::rng::SplitMix64;
 use crate::search::{Control, Limits, Searcher, TranspositionTable};
@@ -58,6 +58,7 @@ pub use samples::{
     result_for, samples_from_games, samples_from_position_files, split_position_paths, Sample,
 };
 
+pub mod rows;
 mod samples;
 
 /// Leaf rows in compressed sparse form, with their signs and targets.
@@ -69,17 +70,6 @@ pub struct Leaves {
     pub(super) sign: Vec<f32>,
     pub(super) score: Vec<f32>,
     pub(super) result: Vec<f32>,
-}
-
-/// Appends one row's features (0-based indices) to [`Leaves`].
-struct Push<'a>(&'a mut Leaves);
-
-impl FeatureSink for Push<'_> {
-    #[inline(always)]
-    fn feature(&mut self, index: FeatureIndex, value: f32) {
-        self.0.index.push(index.get() - 1);
-        self.0.value.push(value);
-    }
 }
 
 /// "No result": stored as a negative number so the row needs no option tag.
@@ -106,12 +96,24 @@ impl Leaves {
         self.result.iter().filter(|&&r| r >= 0.0).count()
     }
 
-    fn push_row<F: FeatureSet>(&mut self, features: &F, sample: &Sample, leaf: &Position) {
+    /// Appends the row of `leaf` for `sample`: its features as a libsvm row
+    /// has them ([`RowBuilder`]: sorted, duplicates summed, no zeros; stored
+    /// 0-based), so the rows learned from are the rows [`rows`] writes.
+    fn push_row<F: FeatureSet>(
+        &mut self,
+        features: &F,
+        builder: &mut RowBuilder,
+        sample: &Sample,
+        leaf: &Position,
+    ) {
         if self.start.is_empty() {
             self.start.push(0);
         }
         let mover = !leaf.side_to_move();
-        features.visit(leaf, mover, &mut Push(self));
+        for &(j, v) in builder.build(features, leaf, mover) {
+            self.index.push(j - 1);
+            self.value.push(v);
+        }
         self.start.push(self.index.len());
         let same = leaf.side_to_move() == sample.position.side_to_move();
         self.sign.push(if same { -1.0 } else { 1.0 });
@@ -170,9 +172,10 @@ impl Leaves {
             .map(|chunk| {
                 let mut table = TranspositionTable::new(1);
                 let mut out = Leaves::default();
+                let mut builder = RowBuilder::new();
                 for s in chunk {
                     let leaf = Self::leaf_of(eval, &mut table, &s.position);
-                    out.push_row(features, s, &leaf);
+                    out.push_row(features, &mut builder, s, &leaf);
                 }
                 out
             })
@@ -320,6 +323,7 @@ pub struct PositionsFit {
     pub epochs: Vec<EpochReport>,
 }
 
+/// The learner's target `t = λ·r + (1 − λ)·σ(s / K)` of a leaf row.
 struct Target {
     lambda: f64,
     k: f64,
