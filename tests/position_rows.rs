@@ -11,6 +11,10 @@
 //! - `--target sigmoid`: the learner's target rescaled, so the learner's
 //!   cross-entropy of a weight vector is the one the written labels give;
 //! - `--qid`: one N per game, rising from 1, as many as `dataset.toml`'s games.
+//!
+//! And `kifulearn extract RECORDS --per-position` on the bundled self-play
+//! records: the rows `fit --method positions` builds from those records (its
+//! games, less the test openings', scored by the teacher's search).
 
 mod common;
 
@@ -22,8 +26,8 @@ use kifulearn::libsvm::dataset::DatasetInfo;
 use kifulearn::libsvm::{read_paths_with_groups, LibsvmData};
 use kifulearn::train::positions::rows::{RowLabels, RowTarget};
 use kifulearn::train::positions::{
-    loss, material_prior, samples_from_position_files, split_position_paths, Leaves,
-    PositionsParams,
+    loss, material_prior, samples_from_games, samples_from_position_files, split_position_paths,
+    Leaves, PositionsParams,
 };
 
 const FEATURES: &str = "material,kp";
@@ -170,5 +174,73 @@ fn position_rows_are_the_rows_the_positions_learner_learns_from() {
         (ce - learner.cross_entropy).abs() <= 1e-6,
         "{ce} vs {}",
         learner.cross_entropy
+    );
+}
+
+#[test]
+fn per_position_rows_of_records_are_the_learners_rows_of_those_records() {
+    let dir = common::dir("position_rows_records");
+    let records = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/selfplay");
+    let out = dir.join("rows");
+    let o = common::run(&[
+        "extract",
+        records.to_str().unwrap(),
+        "--per-position",
+        "--out",
+        out.to_str().unwrap(),
+        "--features",
+        FEATURES,
+        "--teacher-depth",
+        "1",
+        "--skip-opening",
+        "16",
+        "--result-weight",
+        "0",
+        "--qid",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // What `fit --method positions RECORDS --teacher-depth 1` learns from.
+    let games = kifulearn::record::read_games(&[records]).unwrap();
+    let (games, _) = kifulearn::arena::TestOpenings::bundled().leave_out(
+        games,
+        |g| Some(g),
+        |g| g.source.to_string(),
+    );
+    let samples = samples_from_games(&games, &Material, 1, 16, || {});
+    let features: Features = FEATURES.parse().unwrap();
+    let leaves = Leaves::build(&features, &Material, &samples);
+    let (data, groups) = read_paths_with_groups(&[&out]).unwrap();
+    assert_eq!(data.x.rows(), leaves.len());
+    assert!(leaves.len() > 500, "{}", leaves.len());
+    let labels = RowLabels::of(
+        RowTarget::Score,
+        &PositionsParams {
+            lambda: 0.0,
+            ..Default::default()
+        },
+    );
+    let mut row = Vec::new();
+    for i in 0..leaves.len() {
+        leaves.signed_row(i, &mut row);
+        let read: Vec<(u32, f32)> = data
+            .x
+            .outer_view(i)
+            .unwrap()
+            .iter()
+            .map(|(j, &v)| (j as u32 + 1, v))
+            .collect();
+        assert_eq!(read, row, "row {i}");
+        assert_eq!(data.y[i], labels.label(&leaves, i));
+    }
+    let groups: Vec<u64> = groups.unwrap().into_iter().map(Option::unwrap).collect();
+    let mut distinct = groups.clone();
+    distinct.dedup();
+    assert_eq!(distinct, (1..=games.len() as u64).collect::<Vec<_>>());
+    let info = DatasetInfo::read(&out).unwrap();
+    assert_eq!(info.games, games.len() as u64);
+    let target = info.target.unwrap();
+    assert_eq!(
+        (target.teacher.as_str(), target.teacher_depth),
+        ("material", Some(1))
     );
 }

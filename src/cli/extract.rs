@@ -4,13 +4,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use kifulearn::eval::{load_evaluator, EvalChoice};
+use kifulearn::eval::{load_evaluator, DynEvaluator, EvalChoice};
 use kifulearn::extract::{self, ExtractOptions, Labelling};
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::generate::Shard;
 use kifulearn::label::LabelOptions;
 use kifulearn::record;
+use kifulearn::record::Game;
+use kifulearn::train::positions::rows::PositionRows;
+use kifulearn::train::positions::{samples_from_games, Sample, DEFAULT_TEACHER_DEPTH};
 
+use super::positions::rows::RowArgs;
 use super::verbosity::{self, summary};
 use super::CliResult;
 
@@ -77,6 +81,17 @@ pub struct Args {
     /// games it learned from.
     #[arg(long)]
     keep_test_openings: bool,
+    /// One row per position instead of one per sibling: the features of the
+    /// end of its quiescence line, labelled with the --labeller's search
+    /// score (the positions learner's rows; docs/dataset.md, "Position rows").
+    #[arg(long, conflicts_with_all = ["margin", "depth", "no_quiescence", "rows_at", "exact_values", "shard", "max_plies"])]
+    per_position: bool,
+    /// --per-position: plies the --labeller searches below each position,
+    /// then its quiescence [default: 2, the positions learner's].
+    #[arg(long, requires = "per_position")]
+    teacher_depth: Option<u32>,
+    #[command(flatten)]
+    rows: RowArgs,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -134,6 +149,12 @@ pub fn run(args: Args) -> CliResult {
                 .into());
             }
         }
+    }
+    if args.per_position {
+        return per_position(&args, &jobs, features, &labeller, &pool);
+    }
+    if let Some(flag) = args.rows.given() {
+        return Err(format!("{flag}: give --per-position (rows of positions)").into());
     }
     let in_shard = jobs
         .iter()
@@ -197,6 +218,68 @@ pub fn run(args: Args) -> CliResult {
         features.dimension(),
         new_rows as f64 / secs.max(1e-9),
     );
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(super::PARTIAL)
+    })
+}
+
+/// `--per-position`: one row per position of each game, at its quiescence
+/// leaf, labelled with the labeller's `--teacher-depth` search score: the
+/// rows `fit --method positions` learns from these records.
+fn per_position(
+    args: &Args,
+    jobs: &[extract::GameJob],
+    features: Features,
+    labeller: &DynEvaluator,
+    pool: &rayon::ThreadPool,
+) -> CliResult {
+    use rayon::prelude::*;
+    let depth = args.teacher_depth.unwrap_or(DEFAULT_TEACHER_DEPTH);
+    let mut out = PositionRows::create(
+        &args.out,
+        features,
+        args.rows.labels()?,
+        args.qid,
+        "extract --per-position",
+    )?;
+    let mut failed = 0;
+    for job in jobs {
+        if let Err(e) = &job.game {
+            eprintln!("{}: {e}", job.source);
+            failed += 1;
+        }
+    }
+    let games: Vec<(&str, &Game)> = jobs
+        .iter()
+        .filter_map(|j| j.game.as_ref().ok().map(|g| (j.name.as_str(), g)))
+        .collect();
+    let bar = verbosity::bar(
+        games.len() as u64,
+        "teacher {elapsed_precise} [{bar:30}] {pos}/{len} games, {per_sec}",
+    )?;
+    let samples: Vec<Vec<Sample>> = pool.install(|| {
+        games
+            .par_iter()
+            .map(|(_, g)| {
+                let tick = || bar.inc(1);
+                samples_from_games(
+                    std::slice::from_ref(*g),
+                    labeller,
+                    depth,
+                    args.skip_opening,
+                    tick,
+                )
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    for ((name, _), samples) in games.iter().zip(&samples) {
+        pool.install(|| out.write(name, samples))?;
+    }
+    let info = out.finish(&args.labeller, Some(depth), args.skip_opening)?;
+    super::positions::rows::summary_line(&info, games.len(), &args.out);
     Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {

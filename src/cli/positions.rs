@@ -53,11 +53,17 @@ pub struct Args {
     /// may be folders (`generate`'s output).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "convert", "relabel", "format"])]
     rows: Option<PathBuf>,
+    /// Rows: feature sets, comma-separated [default: relation].
+    #[arg(long, requires = "rows")]
+    features: Option<String>,
+    /// Rows: write svmlight's `qid:N` after each label, one N per game (a run of rising plies).
+    #[arg(long, requires = "rows")]
+    qid: bool,
     #[command(flatten)]
     row_args: rows::RowArgs,
 }
 
-mod rows;
+pub(crate) mod rows;
 
 /// Errors printed per file before the rest are only counted.
 const ERRORS_SHOWN: usize = 10;
@@ -73,7 +79,16 @@ pub fn run(args: Args) -> CliResult {
         return relabel::run(&args, out);
     }
     if let Some(dir) = &args.rows {
-        return rows::run(&args.paths, dir, &args.row_args);
+        return rows::run(
+            &args.paths,
+            dir,
+            args.features.as_deref(),
+            args.qid,
+            &args.row_args,
+        );
+    }
+    if let Some(flag) = args.row_args.given() {
+        return Err(format!("{flag}: give --rows DIR (the folder of position rows)").into());
     }
     let convert_format = match &args.convert {
         None => None,

@@ -204,6 +204,10 @@ fn logistic(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// Plies the teacher searches below each position of a game record, then
+/// its quiescence (`--teacher-depth`'s default).
+pub const DEFAULT_TEACHER_DEPTH: u32 = 2;
+
 /// Hyper-parameters (see the module table).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PositionsParams {

@@ -12,7 +12,7 @@ use kifulearn::model::toml_string;
 use kifulearn::record::{read_games, Game};
 use kifulearn::train::positions::{
     named_prior, samples_from_games, samples_from_position_files, split_position_paths,
-    EpochReport, Leaves, PositionsParams,
+    EpochReport, Leaves, PositionsParams, DEFAULT_TEACHER_DEPTH,
 };
 use kifulearn::train::progress::{Epoch, Event};
 
@@ -235,7 +235,7 @@ impl Setup {
             params,
             teacher_choice,
             teacher,
-            depth: args.teacher_depth.unwrap_or(2),
+            depth: args.teacher_depth.unwrap_or(DEFAULT_TEACHER_DEPTH),
             skip: args.skip.unwrap_or(16),
             w0,
             pool: crate::cli::thread_pool(args.threads)?,

@@ -15,10 +15,15 @@
 //!
 //! `t = λ·r + (1 − λ)·σ(s / K)` is the learner's ([`Target`]).
 
-use std::io::{self, Write};
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 
 use super::{Leaves, PositionsParams, Sample, Target};
-use crate::eval::EVAL_LIMIT;
+use crate::eval::{Material, EVAL_LIMIT};
+use crate::extract::{lock::OutputLock, remove_if_present, rows_path, temp_path};
+use crate::features::{FeatureSet, Features};
+use crate::libsvm::dataset::{DatasetInfo, TargetInfo, DATASET_TOML, FORMAT, ROWS_DIR};
 use crate::libsvm::write_row_qid;
 use crate::model::LABEL_SCALE;
 
@@ -134,4 +139,112 @@ pub fn games_by_ply(samples: &[Sample], first: u64) -> (Vec<u64>, u64) {
     }
     let next = if samples.is_empty() { first } else { game + 1 };
     (out, next)
+}
+
+/// A dataset folder of position rows being written: `rows/NAME.svm` per
+/// part (a position file, a game), then `dataset.toml` by
+/// [`PositionRows::finish`]. The folder is locked while it is written, and
+/// `dataset.toml` is absent until the end (a folder with one holds a
+/// finished run).
+pub struct PositionRows {
+    dir: PathBuf,
+    features: Features,
+    labels: RowLabels,
+    qid: bool,
+    names: Vec<String>,
+    rows: u64,
+    nonzeros: u64,
+    next_game: u64,
+    _lock: OutputLock,
+}
+
+impl PositionRows {
+    /// Starts writing `dir` (`what` names the command in the lock).
+    pub fn create(
+        dir: &Path,
+        features: Features,
+        labels: RowLabels,
+        qid: bool,
+        what: &str,
+    ) -> io::Result<Self> {
+        fs::create_dir_all(dir.join(ROWS_DIR))?;
+        let lock = OutputLock::acquire(dir, what)?;
+        remove_if_present(&dir.join(DATASET_TOML))?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            features,
+            labels,
+            qid,
+            names: Vec::new(),
+            rows: 0,
+            nonzeros: 0,
+            next_game: 1,
+            _lock: lock,
+        })
+    }
+
+    /// Writes `rows/NAME.svm`: the rows of `samples` at their quiescence
+    /// leaves ([`Leaves::build`], as the learner builds them), in order, with
+    /// a game number per run of rising plies ([`games_by_ply`]).
+    pub fn write(&mut self, name: &str, samples: &[Sample]) -> io::Result<()> {
+        let leaves = Leaves::build(&self.features, &Material, samples);
+        let (games, next) = games_by_ply(samples, self.next_game);
+        self.next_game = next;
+        let path = rows_path(&self.dir, name);
+        let tmp = temp_path(&path);
+        let mut out = BufWriter::new(fs::File::create(&tmp)?);
+        let qid = self.qid.then_some(&games[..]);
+        let (rows, nonzeros) = write_rows(&mut out, &leaves, &self.labels, qid)?;
+        out.into_inner().map_err(|e| e.into_error())?;
+        fs::rename(&tmp, &path)?;
+        self.rows += rows;
+        self.nonzeros += nonzeros;
+        self.names.push(name.to_string());
+        Ok(())
+    }
+
+    /// Removes row files this run did not write and writes `dataset.toml`:
+    /// `teacher` (and `teacher_depth`) say where the scores came from,
+    /// `skip_opening` the first ply labelled.
+    pub fn finish(
+        self,
+        teacher: &str,
+        teacher_depth: Option<u32>,
+        skip_opening: usize,
+    ) -> io::Result<DatasetInfo> {
+        for entry in fs::read_dir(self.dir.join(ROWS_DIR))? {
+            let path = entry?.path();
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let ours = stem.is_some_and(|s| self.names.contains(&s));
+            if path.extension().is_some_and(|e| e == "svm") && !ours {
+                fs::remove_file(&path)?;
+            }
+        }
+        let info = DatasetInfo {
+            format: FORMAT.into(),
+            dimension: u64::from(self.features.dimension()),
+            features: self.features.name(),
+            rows: self.rows,
+            nonzeros: self.nonzeros,
+            games: self.next_game - 1,
+            failed: 0,
+            qid: self.qid,
+            rows_at: "position".into(),
+            skip_opening: skip_opening as u64,
+            max_plies: None,
+            shard: "0/1".into(),
+            program: format!("kifulearn {}", env!("CARGO_PKG_VERSION")),
+            label: None,
+            target: Some(TargetInfo {
+                target: self.labels.target.name().into(),
+                result_weight: self.labels.lambda,
+                eval_k: self.labels.eval_k,
+                scale: f64::from(LABEL_SCALE),
+                teacher: teacher.into(),
+                teacher_depth,
+            }),
+        };
+        info.write(&self.dir)?;
+        Ok(info)
+    }
 }
