@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use clap::{Args as ClapArgs, ValueEnum};
 use kifulearn::features::Features;
+use kifulearn::libsvm::dataset::{self, DatasetInfo};
 use kifulearn::libsvm::{expand_paths, read_paths_compact, Values};
 use kifulearn::model::toml_string;
 use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
@@ -110,6 +111,7 @@ pub fn run(
         }
         _ => None,
     };
+    let data_dirs = data;
     let files = expand_paths(data)?;
     let pool = crate::cli::thread_pool(jobs)?;
     let t = Instant::now();
@@ -126,6 +128,17 @@ pub fn run(
         },
         t.elapsed().as_secs_f64()
     );
+    let position_rows = data_dirs
+        .iter()
+        .filter(|d| dataset::is_dataset(d))
+        .any(|d| DatasetInfo::read(d).is_ok_and(|i| i.rows_at == "position"));
+    if position_rows && args.p > 0.0 && solver != Solver::Dense {
+        summary!(
+            "note: position rows are labelled with search scores, and p = {} ignores every error under {} cp: fit them with -p 0 (docs/svr.md)",
+            args.p,
+            args.p * f64::from(kifulearn::model::LABEL_SCALE)
+        );
+    }
     if solver == Solver::Dense && args.p != 0.0 {
         summary!(
             "note: the dense solver fits squared error; p = {} is not used",
