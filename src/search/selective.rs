@@ -87,7 +87,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         self.selective = saved;
         // A mate found below a pass is not proven: the cut returns beta.
-        (value >= beta && !self.aborted).then(|| if value >= MATE_BOUND { beta } else { value })
+        (value >= beta && !self.aborted).then_some(if value >= MATE_BOUND { beta } else { value })
     }
 }
 

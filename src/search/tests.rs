@@ -383,6 +383,30 @@ fn a_null_move_passes_and_is_refused_in_check() {
 }
 
 #[test]
+fn after_a_null_move_a_pinned_piece_stays_on_its_line() {
+    // Black passes; White's gold on 5b stands between its king and Black's
+    // rook, so it may only move along the file (5c, or not at all sideways).
+    let pos = Position::from_sfen("4k4/4g4/9/9/9/9/9/9/K3R4 b - 1").unwrap();
+    let passed = pos.null_move().unwrap();
+    let fresh = Position::from_sfen(&passed.to_sfen()).unwrap();
+    let mut moves: Vec<String> = passed.legal_moves().iter().map(|m| m.to_string()).collect();
+    let mut expected: Vec<String> = fresh.legal_moves().iter().map(|m| m.to_string()).collect();
+    moves.sort();
+    expected.sort();
+    assert_eq!(moves, expected);
+    assert!(moves.contains(&"5b5c".to_string()));
+    assert!(!moves.contains(&"5b4b".to_string()));
+    assert!(!moves.contains(&"5b6b".to_string()));
+    // White passes; Black's gold on 5c stands between White's king and
+    // White's own pawn, which pins nothing: the gold moves sideways too.
+    let pos = Position::from_sfen("4k4/9/4G4/9/4p4/9/9/9/8K w - 1").unwrap();
+    let passed = pos.null_move().unwrap();
+    let moves: Vec<String> = passed.legal_moves().iter().map(|m| m.to_string()).collect();
+    assert!(moves.contains(&"5c4c".to_string()), "{moves:?}");
+    assert!(moves.contains(&"5c6b".to_string()), "{moves:?}");
+}
+
+#[test]
 fn the_playing_search_mates_and_takes_as_the_exact_one() {
     let mate = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/4K4 b G 1").unwrap();
     let r = search_in(Mode::PLAY, &mate, 3);

@@ -310,9 +310,20 @@ impl Position {
     /// The same position with the other side to move (a "null move", for
     /// the engine's null-move pruning); `None` when the side to move is in
     /// check, where passing would leave its king en prise.
+    ///
+    /// haitaka 0.3.2's `Board::null_move` sets the pins of the side that
+    /// passed (its own pieces between its king and its own sliders) instead
+    /// of those of the side now to move, whose move generation then lets a
+    /// pinned piece leave the line: the search played illegal moves below a
+    /// null move and captured a king (a panic with a `kp` model). When
+    /// either set is not empty the board is rebuilt from its SFEN, which
+    /// computes the pins afresh.
     #[inline]
     pub fn null_move(&self) -> Option<Position> {
-        let board = self.board.null_move()?;
+        let mut board = self.board.null_move()?;
+        if !board.pinned().is_empty() || has_pin(&board) {
+            board = Board::from_sfen(&board.to_string()).ok()?;
+        }
         Some(Self {
             board,
             material: self.material,
@@ -858,6 +869,27 @@ fn sanity_check_sfen(text: &str) -> Result<(), String> {
             "move number {number:?} is not a number up to 65535"
         )),
     }
+}
+
+/// Whether a piece of the side to move stands alone between its king and a
+/// slider of the other side that would reach the king without it.
+fn has_pin(board: &Board) -> bool {
+    use haitaka::{
+        bishop_pseudo_attacks, get_between_rays, lance_pseudo_attacks, rook_pseudo_attacks,
+    };
+    let us = board.side_to_move();
+    let king = board.king(us);
+    let bishops = board.pieces(Piece::Bishop) | board.pieces(Piece::PBishop);
+    let rooks = board.pieces(Piece::Rook) | board.pieces(Piece::PRook);
+    let lances = board.pieces(Piece::Lance);
+    let sliders = board.colors(!us)
+        & ((bishop_pseudo_attacks(king) & bishops)
+            | (rook_pseudo_attacks(king) & rooks)
+            | (lance_pseudo_attacks(us, king) & lances));
+    let occupied = board.occupied();
+    sliders
+        .into_iter()
+        .any(|s| (get_between_rays(s, king) & occupied).len() == 1)
 }
 
 #[cfg(test)]
