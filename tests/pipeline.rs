@@ -789,6 +789,67 @@ fn the_command_line_replaces_inputs_and_generation_openings() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// With `-q` a run prints its closing table and nothing else: what the model
+/// learned from, its score against material with the 95% interval (the
+/// rounds.csv figures), where the model is and the command that plays it.
+#[test]
+fn a_quiet_run_prints_only_the_summary_table() {
+    let dir = scratch("summary");
+    fs::create_dir_all(&dir).unwrap();
+    let recipe = dir.join("tiny.toml");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = tiny_selfplay("", 4)
+        .replace("rounds = 2", "rounds = 1")
+        .replace(
+            "fixtures/selfplay",
+            &root.join("fixtures/pro").display().to_string(),
+        );
+    fs::write(&recipe, text).unwrap();
+    let out = dir.join("out");
+    let (recipe, out_arg) = (recipe.display().to_string(), out.display().to_string());
+    let run = common::run_ok(&["-q", "pipeline", "run", &recipe, "--out", &out_arg]);
+    assert!(
+        run.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let stdout = String::from_utf8(run.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("| ") && l.ends_with(" |")),
+        "{stdout}"
+    );
+    let row = |name: &str| {
+        let line = lines.iter().find(|l| l[2..].starts_with(name)).unwrap();
+        line.split(" | ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(" |")
+            .to_string()
+    };
+    let learned = row("learned from");
+    assert!(
+        learned.contains("self-play positions, played and scored by material at depth 1"),
+        "{learned}"
+    );
+    let rows = rounds_by_name(&out);
+    assert!(
+        learned.starts_with(&format!("{} ", rows[0]["rows"])),
+        "{learned}"
+    );
+    let score: f64 = rows[0]["match_score"].parse().unwrap();
+    let vs = row("vs material");
+    assert!(vs.starts_with(&format!("{score:.3} [")), "{vs} / {score}");
+    assert!(vs.contains("in 4 games at depth 1"), "{vs}");
+    let bin = out.join("final.bin").display().to_string();
+    assert!(row("model").starts_with(&bin), "{stdout}");
+    assert_eq!(row("play it"), format!("kifulearn usi --model {bin}"));
+    let _ = fs::remove_dir_all(&dir);
+}
+
 /// Test openings are never trained on: a recipe whose inputs hold the
 /// matches' openings (here their file itself, beside training openings and
 /// real games) trains on the others and leaves every test line out, by name.

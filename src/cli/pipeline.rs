@@ -42,7 +42,8 @@ struct RunArgs {
     generate_openings: Option<PathBuf>,
 }
 
-/// Progress bars on stderr, summary lines on stdout.
+/// Progress bars on stderr, the step being run as a spinner on stderr, each
+/// step's summary line on stderr with `-v`; the closing table on stdout.
 struct Bars {
     bar: Mutex<Option<ProgressBar>>,
 }
@@ -65,8 +66,17 @@ impl Bars {
 
 impl Observer for Bars {
     fn line(&self, text: &str) {
-        if !verbosity::quiet() {
-            println!("{text}");
+        self.finish();
+        verbosity::trace!("{text}");
+    }
+    fn step(&self, text: &str) {
+        self.finish();
+        self.start(0, "{spinner} {elapsed_precise} {msg}");
+        if let Ok(b) = self.bar.lock() {
+            if let Some(bar) = b.as_ref() {
+                bar.set_message(text.to_string());
+                bar.enable_steady_tick(std::time::Duration::from_millis(200));
+            }
         }
     }
     fn warning(&self, text: &str) {
@@ -140,10 +150,6 @@ pub fn run(args: Args) -> CliResult {
         bar: Mutex::new(None),
     });
     let result = run_recipe(&recipe, &out, observer)?;
-    println!(
-        "{} round(s) done; play with: kifulearn usi --model {}",
-        result.rounds,
-        result.final_bin.display()
-    );
+    print!("{}", result.summary);
     Ok(ExitCode::SUCCESS)
 }

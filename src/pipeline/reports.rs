@@ -211,3 +211,110 @@ pub fn write_rounds(out: &Path, last: u32) -> Result<(), PipelineError> {
     let bytes = w.into_inner().map_err(other)?;
     write_atomic(&out.join("rounds.csv"), &bytes)
 }
+
+/// The table `pipeline run` ends with, on the last round `round` of `out`:
+/// what the model learned from, its held-out agreement, its score against
+/// material with the 95 % interval, where the model is and the command that
+/// plays it. Every row is `| name | value |`.
+pub fn summary_table(
+    recipe: &super::Recipe,
+    out: &Path,
+    round: u32,
+    final_model: &Path,
+    final_bin: &Path,
+) -> String {
+    let f = Figures::load(&round_dir(out, round));
+    let l = &recipe.learner;
+    let learned = match &f.extract {
+        None => "-".to_string(),
+        Some(e) => {
+            let (what, verb, depth) = match l.method.as_str() {
+                "selfplay" => ("self-play positions", "played and scored", l.generate_depth),
+                "positions" => ("positions", "scored", l.teacher_depth),
+                "ranking" => ("positions", "ranked", 0),
+                _ => ("rows", "labelled", recipe.labels.depth),
+            };
+            let games = if l.method == "selfplay" {
+                String::new()
+            } else {
+                format!(" of {} training games", e.train_games)
+            };
+            let depth = if depth > 0 {
+                format!(" at depth {depth}")
+            } else {
+                String::new()
+            };
+            format!(
+                "{} {what}{games}, {verb} by {}{depth}; {} learner, features {}",
+                e.rows, e.labeller, l.method, recipe.features.set
+            )
+        }
+    };
+    let agreement =
+        read_agreement(&round_dir(out, round).join("agreement.csv")).unwrap_or_default();
+    let top1 = |name: &str| {
+        agreement
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t[0].parse::<f64>().unwrap_or(0.0))
+    };
+    let agree = match (top1(&model_name(round)), top1("material")) {
+        (Some(m), Some(b)) => format!("{m:.4} (material {b:.4})"),
+        (Some(m), None) => format!("{m:.4}"),
+        _ => "no held-out games".to_string(),
+    };
+    let held = f.extract.as_ref().map_or(0, |e| e.heldout_games);
+    let arena = match &f.arena {
+        None => "not played ([match] games = 0)".to_string(),
+        Some(a) => {
+            let t = crate::arena::stats::Tally {
+                wins: a.wins,
+                losses: a.losses,
+                draws: a.draws,
+            };
+            let (low, high) = t.score_interval95();
+            format!(
+                "{:.3} [{low:.3}, {high:.3}] in {} games at depth {} (+{} -{} ={}), Elo {:+.0} [{:+.0}, {:+.0}]",
+                a.score(),
+                t.games(),
+                a.depth,
+                a.wins,
+                a.losses,
+                a.draws,
+                a.elo,
+                a.elo_low,
+                a.elo_high
+            )
+        }
+    };
+    let rounds = if round > 1 {
+        format!(
+            " (round {round}; every round in {})",
+            out.join("rounds.csv").display()
+        )
+    } else {
+        String::new()
+    };
+    let rows = [
+        ("learned from", format!("{learned}{rounds}")),
+        (
+            "top-1 agreement",
+            format!("{agree}, on {held} held-out games"),
+        ),
+        ("vs material (95%)", arena),
+        (
+            "model",
+            format!("{} (text: {})", final_bin.display(), final_model.display()),
+        ),
+        (
+            "play it (USI)",
+            format!("kifulearn usi --model {}", final_bin.display()),
+        ),
+    ];
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let mut text = String::new();
+    for (k, v) in rows {
+        text.push_str(&format!("| {k:<width$} | {v} |\n"));
+    }
+    text
+}

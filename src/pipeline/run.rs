@@ -41,6 +41,9 @@ use crate::train::Progress;
 pub trait Observer: Send + Sync {
     /// A summary line (one per step).
     fn line(&self, _text: &str) {}
+    /// A step that has no progress bar of its own starts (scoring or
+    /// generating positions, the match).
+    fn step(&self, _text: &str) {}
     /// Extraction of `games` games of round `round` starts.
     fn extract_start(&self, _round: u32, _games: usize) {}
     /// One game extracted (or skipped as done when `resumed`).
@@ -186,6 +189,8 @@ pub struct RunResult {
     pub final_model: PathBuf,
     /// `DIR/final.bin` (binary, for the engine).
     pub final_bin: PathBuf,
+    /// The closing table ([`super::reports::summary_table`]).
+    pub summary: String,
 }
 
 /// Runs every round of `recipe` into `out`, skipping steps an earlier run completed.
@@ -268,6 +273,21 @@ pub fn run_recipe(
                     .filter_map(|j| j.game.as_ref().ok().cloned())
                     .collect();
                 let previous = (round > 1).then(|| out.join(model_name(round - 1)));
+                observer.step(&format!(
+                    "round {round} {method}: {}",
+                    match method {
+                        "selfplay" => format!(
+                            "generating {} positions at depth {}, then learning",
+                            recipe.learner.generate_positions, recipe.learner.generate_depth
+                        ),
+                        "positions" => format!(
+                            "scoring {} games' positions at depth {}, then learning",
+                            train.len(),
+                            recipe.learner.teacher_depth
+                        ),
+                        _ => format!("ranking {} games' moves", train.len()),
+                    }
+                ));
                 let step = if method == "ranking" {
                     let step = super::learn::ranking_round(
                         recipe,
@@ -483,6 +503,10 @@ pub fn run_recipe(
 
         // Match against material.
         if recipe.arena.games > 0 && figures.arena.is_none() {
+            observer.step(&format!(
+                "round {round} match: {} games against material at depth {}",
+                recipe.arena.games, recipe.arena.depth
+            ));
             let m = play_material(recipe, &model_path, &dir, None)?;
             observer.line(&match_line(round, &m));
             figures.arena = Some(m);
@@ -525,10 +549,13 @@ pub fn run_recipe(
         final_model.display(),
         final_bin.display()
     ));
+    let summary =
+        super::reports::summary_table(recipe, out, recipe.rounds, &final_model, &final_bin);
     Ok(RunResult {
         rounds: recipe.rounds,
         final_model,
         final_bin,
+        summary,
     })
 }
 

@@ -62,11 +62,22 @@ impl Tally {
     /// standard error `σ/√N`, and the logistic Elo of `s ± 1.96·se` (infinite
     /// when that leaves (0, 1)). `(0, 0)` for no games.
     pub fn elo_interval95(&self) -> (f64, f64) {
-        let n = f64::from(self.games());
-        if n == 0.0 {
+        if self.games() == 0 {
             return (0.0, 0.0);
         }
+        let (low, high) = self.score_interval95();
+        (elo_from_score(low), elo_from_score(high))
+    }
+
+    /// A 95 % interval for the score, `s ± 1.96·se` with the trinomial
+    /// standard error of [`Tally::elo_interval95`] (not clamped to [0, 1]);
+    /// `(0.5, 0.5)` for no games.
+    pub fn score_interval95(&self) -> (f64, f64) {
+        let n = f64::from(self.games());
         let s = self.score();
+        if n == 0.0 {
+            return (s, s);
+        }
         let (w, l, d) = (
             f64::from(self.wins),
             f64::from(self.losses),
@@ -74,7 +85,7 @@ impl Tally {
         );
         let variance = (w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2)) / n;
         let se = (variance / n).sqrt();
-        (elo_from_score(s - 1.96 * se), elo_from_score(s + 1.96 * se))
+        (s - 1.96 * se, s + 1.96 * se)
     }
 
     /// [`Tally::elo`] and [`Tally::elo_interval95`]; `None` for no games.
