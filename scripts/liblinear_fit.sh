@@ -41,11 +41,12 @@ rows=("$dir"/rows/*.svm)
 all=$(mktemp "${TMPDIR:-/tmp}/liblinear-rows.XXXXXX")
 trap 'rm -f "$all"' EXIT
 cat "${rows[@]}" >"$all"
-liblinear-train -s 11 -p 0 -c 2e-3 -q "$@" "$all" "$model"
+cmd=(liblinear-train -s 11 -p 0 -c 2e-3 -q "$@")
+"${cmd[@]}" "$all" "$model"
 q() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }
 {
   printf 'features = %s\n' "$(q "$features")"
-  printf 'solver = %s\n' "$(q "liblinear-train -s 11 -p 0 -c 2e-3 -q $*")"
+  printf 'solver = %s\n' "$(q "${cmd[*]}")"
   printf 'prior = "zero"\n'
   printf 'data = %s\n' "$(q "$dir")"
 } >"$model.meta.toml.tmp"
