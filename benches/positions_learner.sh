@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Seconds per epoch, positions/s and peak RSS of the positions learner
-# (`fit --method positions --features relation,material,kp --result-weight 0
+# (`fit positions --features relation,material,kp --result-weight 0
 # --mu 3e-7`, 2 epochs), streamed (`--chunk 65536`, leaf cache on) and in
 # memory (`--chunk 0`), at each N given; then the peak-RSS ratio largest N /
 # smallest N per mode (1.0 = memory independent of N).
@@ -41,7 +41,7 @@ for N in "${SIZES[@]}"; do
   (( N > HAVE )) && echo "note: N=$N > $HAVE positions in $DATA: records repeated"
   for MODE in $MODES; do
     CHUNK=65536; [[ $MODE == memory ]] && CHUNK=0
-    /usr/bin/time -v "$BIN" fit --method positions "$TMP/data.psv" --features relation,material,kp \
+    /usr/bin/time -v "$BIN" fit positions "$TMP/data.psv" --features relation,material,kp \
       --result-weight 0 --mu 3e-7 --epochs 2 --chunk $CHUNK --out "$TMP/m.txt" \
       > /dev/null 2> "$TMP/err" || { cat "$TMP/err" >&2; exit 1; }
     C=$(sed -n 's/.* in \([0-9]*\) chunks .*/\1/p' "$TMP/err"); C=${C:-1}

@@ -74,8 +74,8 @@ for path, size, target in ((sys.argv[1], 40, "positions_psv"), (sys.argv[2], 38,
         open(os.path.join(sys.argv[3], target, name), "wb").write(chunk)
 PY
 printf '1 1:1 2:1\n-1 1:0.5 2:2\n0.5 3:1\n' >"$tmp/dense.svm"
-"$BIN" fit "$tmp/dense.svm" --out "$tmp/dense.bin" --binary --features material >/dev/null 2>&1
-"$BIN" fit "$EXAMPLES/small.svm" --out "$tmp/sparse.bin" --binary --features relation --max-iter 2 >/dev/null 2>&1
+"$BIN" fit svr "$tmp/dense.svm" --out "$tmp/dense.bin" --binary --features material >/dev/null 2>&1
+"$BIN" fit svr "$EXAMPLES/small.svm" --out "$tmp/sparse.bin" --binary --features relation --max-iter 2 >/dev/null 2>&1
 { cat "$tmp/sparse.bin"; printf '\n#meta.toml\nfeatures = "relation"\n'; } >"$tmp/sparse-meta.bin"
 seed model_binary "$tmp/dense.bin" "$tmp/sparse.bin" "$tmp/sparse-meta.bin"
 

@@ -28,7 +28,7 @@
 # Rows (svr, streaming): extract with the material labeller (margin 100),
 # `--rows-at sibling` (Mecha-Joshi) or `--rows-at leaf` (end of the labelling
 # search's line). SVR: dual CD, C 0.01, p 0 (no tube); prior: `--prior material`.
-# Ranking: 10 epochs AdaGrad; `--leaf`; prior: `--ranking-prior material
+# Ranking: 10 epochs AdaGrad; `--leaf`; prior: `--prior material
 # --anchor-material`. Streaming: 5 epochs, no prior option. Positions: leaves
 # by construction; prior material (anchored, μ 1e-6, the strength recipe) or
 # zero (`--prior zero --learn-material`).
@@ -94,24 +94,24 @@ timed() {
 for at in sibling leaf; do
   timed "$out/ex-$at.done" "$bin" extract "$out/train" --features "$set_" --rows-at "$at" --out "$out/ex-$at"
   touch "$out/ex-$at.done"
-  timed "$out/svr-$at.txt" "$bin" fit "$out/ex-$at" --features "$set_" --solver dual -c 0.01 -p 0 \
+  timed "$out/svr-$at.txt" "$bin" fit svr "$out/ex-$at" --features "$set_" --solver dual -c 0.01 -p 0 \
     --out "$out/svr-$at.txt"
-  timed "$out/svr-$at-prior.txt" "$bin" fit "$out/ex-$at" --features "$set_" --solver dual -c 0.01 -p 0 \
+  timed "$out/svr-$at-prior.txt" "$bin" fit svr "$out/ex-$at" --features "$set_" --solver dual -c 0.01 -p 0 \
     --prior material --out "$out/svr-$at-prior.txt"
-  timed "$out/streaming-$at.txt" "$bin" fit --method streaming "$out/ex-$at" --features "$set_" \
+  timed "$out/streaming-$at.txt" "$bin" fit streaming "$out/ex-$at" --features "$set_" \
     --epochs 5 --seed 1 --out "$out/streaming-$at.txt"
 done
-timed "$out/ranking-sibling.txt" "$bin" fit --method ranking "$out/train" --features "$set_" \
+timed "$out/ranking-sibling.txt" "$bin" fit ranking "$out/train" --features "$set_" \
   --out "$out/ranking-sibling.txt"
-timed "$out/ranking-sibling-prior.txt" "$bin" fit --method ranking "$out/train" --features "$set_" \
-  --ranking-prior material --anchor-material --out "$out/ranking-sibling-prior.txt"
-timed "$out/ranking-leaf.txt" "$bin" fit --method ranking "$out/train" --features "$set_" \
+timed "$out/ranking-sibling-prior.txt" "$bin" fit ranking "$out/train" --features "$set_" \
+  --prior material --anchor-material --out "$out/ranking-sibling-prior.txt"
+timed "$out/ranking-leaf.txt" "$bin" fit ranking "$out/train" --features "$set_" \
   --leaf --out "$out/ranking-leaf.txt"
-timed "$out/ranking-leaf-prior.txt" "$bin" fit --method ranking "$out/train" --features "$set_" \
-  --leaf --ranking-prior material --anchor-material --out "$out/ranking-leaf-prior.txt"
-timed "$out/positions-leaf-prior.txt" "$bin" fit --method positions "$out/train" --features "$set_" \
+timed "$out/ranking-leaf-prior.txt" "$bin" fit ranking "$out/train" --features "$set_" \
+  --leaf --prior material --anchor-material --out "$out/ranking-leaf-prior.txt"
+timed "$out/positions-leaf-prior.txt" "$bin" fit positions "$out/train" --features "$set_" \
   --out "$out/positions-leaf-prior.txt"
-timed "$out/positions-leaf.txt" "$bin" fit --method positions "$out/train" --features "$set_" \
+timed "$out/positions-leaf.txt" "$bin" fit positions "$out/train" --features "$set_" \
   --prior zero --learn-material --out "$out/positions-leaf.txt"
 
 # --- measuring --------------------------------------------------------------------

@@ -43,7 +43,7 @@ declare -A CHANGED=(
   ["cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 20000 --games 2000 --elo0 0 --elo1 10"]="cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 2000 --games 10 --elo0 0 --elo1 10"
   ["scripts/method_table.sh"]="scripts/method_table.sh -t -m -o runs/methods"
   ["cargo run --release -- match --engine-a out/rank.txt --engine-b usi:/usr/games/fairy-stockfish --movetime 100 --games 20"]="cargo run --release -- match --engine-a out/rank.txt --engine-b usi:/usr/games/fairy-stockfish --movetime 100 --games 2"
-  ["cargo run --release -- fit out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1"]="cargo run --release -- fit out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1 --max-iter 4"
+  ["cargo run --release -- fit svr out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1"]="cargo run --release -- fit svr out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1 --max-iter 4"
 )
 declare -A WHY=(
   ["cargo test --release"]="skipped: .ci/run runs the tests after this script"
@@ -54,7 +54,7 @@ declare -A WHY=(
   ["cargo run --release -- extract fixtures/tournament fixtures/pro fixtures/selfplay --out out/rows2 --labeller out/model.txt"]="fixtures/pro only (2 of the 15 games), plies 0-11 (--max-plies 12): with a model the labeller is slow on middle games (all of fixtures/pro took 378 s here, 38 rows/s)"
   ["cargo run --release -- match --engine-a out/rank.txt --engine-b material --depth 2 --games 200 --out out/match"]="20 games instead of 200"
   ["cargo run --release -- match --engine-a A.model --engine-b B.model --nodes 20000 --games 2000 --elo0 0 --elo1 10"]="10 games of 2000 nodes a move instead of 2000 of 20000 (20 games took 182 s here); A.model and B.model are copies of out/rank.txt and out/pos.txt"
-  ["cargo run --release -- fit out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1"]="4 Newton steps (--max-iter 4): the default stop takes about 25 steps, 5 CPU-minutes, on these 126k rows"
+  ["cargo run --release -- fit svr out/rows --features relation --out out/model.txt --solver primal -c 1 -p 0.1"]="4 Newton steps (--max-iter 4): the default stop takes about 25 steps, 5 CPU-minutes, on these 126k rows"
   ["scripts/method_table.sh"]="-t -m: the tiny split without matches (about 35 minutes otherwise; its matches need cshogi)"
   ["cargo run --release -- match --engine-a out/rank.txt --engine-b usi:/usr/games/fairy-stockfish --movetime 100 --games 20"]="2 games instead of 20 (about 10 s instead of 90 s on 2 cores)"
 )

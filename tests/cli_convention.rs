@@ -40,6 +40,7 @@ fn fit(extra: &[&str], model: &str) -> Output {
     let model = dir.join(model);
     let mut args = vec![
         "fit",
+        "svr",
         rows().to_str().unwrap(),
         "--out",
         model.to_str().unwrap(),
@@ -119,59 +120,66 @@ fn iteration_cap_is_warned_even_with_quiet() {
     }
 }
 
-/// Every option a method does not use is refused, naming the option and the
-/// method (the issue: `--method streaming --solver dual -c 5` was accepted and ignored).
+/// Each learner is a subcommand with only its own options: an option of
+/// another learner is refused, naming the option, the learner and the
+/// learners it belongs to (the issue: `--method streaming --solver dual -c 5`
+/// was accepted and ignored).
 #[test]
 fn options_that_do_not_apply_are_refused() {
     let cases: &[(&[&str], &str)] = &[
         (
-            &["--method", "streaming", "--solver", "dual", "-c", "5"],
-            "--solver does not apply to --method streaming (it is an option of --method svr)",
+            &["streaming", "--solver", "dual", "-c", "5"],
+            "--solver does not apply to fit streaming (it is an option of fit svr)",
         ),
         (
-            &["--method", "streaming", "-c", "5"],
-            "-c does not apply to --method streaming (it is an option of --method svr)",
+            &["streaming", "-c", "5"],
+            "-c does not apply to fit streaming (it is an option of fit svr)",
         ),
         (
-            &["--method", "positions", "--max-iter", "5"],
-            "--max-iter does not apply to --method positions (it is an option of --method svr)",
+            &["positions", "--max-iter", "5"],
+            "--max-iter does not apply to fit positions (it is an option of fit svr)",
         ),
         (
-            &["--method", "ranking", "-B", "1"],
-            "-B does not apply to --method ranking (it is an option of --method svr)",
+            &["ranking", "-B", "1"],
+            "-B does not apply to fit ranking (it is an option of fit svr)",
         ),
         (
-            &["--method", "positions", "--batch-games", "2"],
-            "--batch-games does not apply to --method positions \
-             (it is an option of --method ranking, streaming)",
+            &["positions", "--batch-games", "2"],
+            "--batch-games does not apply to fit positions \
+             (it is an option of fit ranking, fit streaming)",
         ),
         (
-            &["--method", "ranking", "--prior", "material"],
-            "--prior does not apply to --method ranking \
-             (it is an option of --method svr, positions; ranking: --ranking-prior)",
+            &["streaming", "--prior", "material"],
+            "--prior does not apply to fit streaming \
+             (it is an option of fit svr, fit ranking, fit positions)",
         ),
         (
-            &["--method", "streaming", "--mu", "1e-6"],
-            "--mu does not apply to --method streaming (it is an option of --method positions)",
+            &["streaming", "--mu", "1e-6"],
+            "--mu does not apply to fit streaming (it is an option of fit positions)",
         ),
         (
-            &["--leaf"],
-            "--leaf does not apply to --method svr (it is an option of --method ranking)",
+            &["svr", "--leaf"],
+            "--leaf does not apply to fit svr (it is an option of fit ranking)",
         ),
         (
-            &["--min-frequency", "3"],
-            "--min-frequency does not apply to --method svr \
-             (it is an option of --method streaming)",
+            &["svr", "--min-frequency", "3"],
+            "--min-frequency does not apply to fit svr (it is an option of fit streaming)",
         ),
         // A value equal to the default, given, is still refused: it is not used.
         (
-            &["--method", "streaming", "-p", "0.1"],
-            "-p does not apply to --method streaming (it is an option of --method svr)",
+            &["streaming", "-p", "0.1"],
+            "-p does not apply to fit streaming (it is an option of fit svr)",
+        ),
+        // The old spelling is refused the same way.
+        (
+            &["missing.svm", "--method", "streaming", "-c", "5"],
+            "-c does not apply to fit streaming (it is an option of fit svr)",
         ),
     ];
     for (extra, message) in cases {
-        let mut args = vec!["fit", "missing.svm", "--out", "never-written"];
+        let mut args = vec!["fit"];
         args.extend_from_slice(extra);
+        args.extend_from_slice(&["missing.svm", "--out", "never-written"]);
         let out = common::run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(stderr(&out), format!("error: {message}\n"), "{args:?}");
@@ -181,11 +189,10 @@ fn options_that_do_not_apply_are_refused() {
     // Options that do apply pass the check (and fail later, on the missing file).
     let out = common::run(&[
         "fit",
+        "streaming",
         "missing.svm",
         "--out",
         "never-written",
-        "--method",
-        "streaming",
         "--epochs",
         "2",
         "--bound",
@@ -283,9 +290,9 @@ const NO_DEFAULT: &[&str] = &[
     "games --csv",
     "games --usi",
     "evaluate --csv",
-    "fit --held-out",
-    "fit --ranking-prior",
-    "fit --held-out-records",
+    "fit ranking --held-out",
+    "fit ranking --prior",
+    "fit positions --held-out-records",
     "positions --sfen",
     "positions --convert",
     "positions --relabel",
@@ -385,13 +392,69 @@ fn help_shows_every_default() {
         "options whose --help does not show a default:\n{}",
         missing.join("\n")
     );
-    // The ones computed from other options say so.
-    let (_, fit) = options(&["fit"]);
-    let epochs = &fit.iter().find(|(n, _)| n == "--epochs").unwrap().1;
-    assert!(
-        epochs.contains("[default: ranking 10, streaming 1"),
-        "{epochs}"
-    );
+    // Each learner shows its own default.
+    for (learner, epochs) in [("ranking", "10"), ("streaming", "1"), ("positions", "30")] {
+        let (_, fit) = options(&["fit", learner]);
+        let text = &fit.iter().find(|(n, _)| n == "--epochs").unwrap().1;
+        assert!(text.contains(&format!("[default: {epochs}]")), "{text}");
+    }
+}
+
+/// `fit svr --help` shows the SVR's options and the ones every learner
+/// takes, no other learner's.
+#[test]
+fn each_learner_helps_with_its_own_options() {
+    let (usage, svr) = options(&["fit", "svr"]);
+    assert!(usage.starts_with("Usage: kifulearn fit svr "), "{usage}");
+    let names: Vec<&str> = svr.iter().map(|(n, _)| n.as_str()).collect();
+    for own in [
+        "--solver",
+        "-c",
+        "-p",
+        "-e",
+        "-B",
+        "--max-iter",
+        "--prior",
+        "--jobs",
+    ] {
+        assert!(names.contains(&own), "{own} missing: {names:?}");
+    }
+    for shared in [
+        "--out",
+        "--binary",
+        "--features",
+        "--monotone-hand",
+        "--quiet",
+    ] {
+        assert!(names.contains(&shared), "{shared} missing: {names:?}");
+    }
+    for other in [
+        "--epochs", "--rate", "--leaf", "--mu", "--bound", "--method",
+    ] {
+        assert!(!names.contains(&other), "{other} in fit svr --help");
+    }
+    let (_, streaming) = options(&["fit", "streaming"]);
+    assert!(!streaming
+        .iter()
+        .any(|(n, _)| n == "--solver" || n == "--prior"));
+}
+
+/// The old spellings keep working: `fit --method NAME ...` is `fit NAME
+/// ...`, and `fit DATA ...` is `fit svr DATA ...`.
+#[test]
+fn old_spellings_keep_working() {
+    let dir = common::dir("cli-convention-old-spelling");
+    let model = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let rows = rows().to_str().unwrap();
+    let (old, new) = (model("old.txt"), model("new.txt"));
+    common::run_ok(&["fit", rows, "--out", &old, "--max-iter", "3", "-q"]);
+    common::run_ok(&["fit", "svr", rows, "--out", &new, "--max-iter", "3", "-q"]);
+    let read = |p: &str| std::fs::read_to_string(p).unwrap();
+    assert_eq!(read(&old), read(&new));
+    let (old, new) = (model("old-s.txt"), model("new-s.txt"));
+    common::run_ok(&["fit", "--method", "streaming", rows, "--out", &old, "-q"]);
+    common::run_ok(&["-q", "fit", "streaming", rows, "--out", &new]);
+    assert_eq!(read(&old), read(&new));
 }
 
 /// 0 success, 1 partial success (`extract` with games that failed, the rest

@@ -323,7 +323,15 @@ fn fit_takes_the_feature_set_from_the_dataset_and_refuses_another() {
     let out = small_dataset("fit-features", false);
     let model = out.parent().unwrap().join("m.txt");
     // The dual solver: the model's weights do not matter here, only its sidecar.
-    let (code, err) = kifulearn(&["fit", s(&out), "--out", s(&model), "--solver", "dual"]);
+    let (code, err) = kifulearn(&[
+        "fit",
+        "svr",
+        s(&out),
+        "--out",
+        s(&model),
+        "--solver",
+        "dual",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert!(
         err.contains("features relation,material (from dataset.toml)"),
@@ -331,7 +339,15 @@ fn fit_takes_the_feature_set_from_the_dataset_and_refuses_another() {
     );
     let meta = fs::read_to_string(out.parent().unwrap().join("m.txt.meta.toml")).unwrap();
     assert!(meta.contains("features = \"relation,material\""), "{meta}");
-    let (code, err) = kifulearn(&["fit", s(&out), "--out", s(&model), "--features", "relation"]);
+    let (code, err) = kifulearn(&[
+        "fit",
+        "svr",
+        s(&out),
+        "--out",
+        s(&model),
+        "--features",
+        "relation",
+    ]);
     assert_eq!(code, 2);
     assert!(
         err.contains(&format!(
@@ -343,6 +359,7 @@ fn fit_takes_the_feature_set_from_the_dataset_and_refuses_another() {
     // Naming the same set (in any spelling the parser accepts) is fine.
     let (code, err) = kifulearn(&[
         "fit",
+        "svr",
         s(&out),
         "--out",
         s(&model),
@@ -453,7 +470,7 @@ fn runs_killed_anywhere_end_as_a_clean_run() {
         a
     };
     let fit_args = |data: &Path, model: &Path| -> Vec<String> {
-        ["fit", s(data), "--out", s(model), "-e", "0.01"]
+        ["fit", "svr", s(data), "--out", s(model), "-e", "0.01"]
             .iter()
             .map(|x| x.to_string())
             .collect()

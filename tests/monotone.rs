@@ -34,6 +34,7 @@ fn monotone_hand_makes_every_hand_run_non_increasing() {
         let model = dir.join(name);
         let mut args = vec![
             "fit".to_string(),
+            "svr".to_string(),
             s(&ex),
             "--features".into(),
             "material".into(),
@@ -62,6 +63,7 @@ fn monotone_hand_makes_every_hand_run_non_increasing() {
     // `--features relation` first.)
     let out = common::run(&[
         "fit",
+        "svr",
         &s(&ex.join("rows")),
         "--features",
         "relation",

@@ -540,7 +540,7 @@ fn weights(path: &Path) -> Vec<f64> {
 #[test]
 fn a_recipe_names_the_ranking_learner_and_fits_what_fit_fits() {
     // Issue "Strength", item 8: recipes name any learner. The round's model
-    // is the one `fit --method ranking` makes from the same games and options.
+    // is the one `fit ranking` makes from the same games and options.
     let text = r#"
 [inputs]
 paths = ["fixtures/selfplay"]
@@ -568,7 +568,7 @@ rate = 0.0005
         "{meta}"
     );
     let cli = out.join("cli.model");
-    let mut args = vec!["fit", "--method", "ranking"];
+    let mut args = vec!["fit", "ranking"];
     let games = first_fixture_games(4);
     args.extend(games.iter().map(String::as_str));
     let cli_s = cli.display().to_string();
@@ -584,7 +584,7 @@ rate = 0.0005
         "--rate",
         "0.0005",
         "--leaf",
-        "--ranking-prior",
+        "--prior",
         "material",
         "--anchor-material",
         "--jobs",
@@ -604,7 +604,7 @@ rate = 0.0005
 #[test]
 fn a_recipe_names_the_streaming_learner_and_rows_at_the_leaf() {
     // Rows at the leaf as `extract --rows-at leaf` writes them, learned by the
-    // streaming learner as `fit --method streaming` learns them.
+    // streaming learner as `fit streaming` learns them.
     let text = r#"
 [inputs]
 paths = ["fixtures/selfplay"]
@@ -653,7 +653,6 @@ epochs = 2
     let rows_dir = rows.join("rows").display().to_string();
     common::run_ok(&[
         "fit",
-        "--method",
         "streaming",
         &rows_dir,
         "--features",

@@ -1,6 +1,6 @@
 //! `kifulearn positions FILES --rows DIR` on positions `kifulearn generate`
 //! wrote: the rows written are the rows the positions learner learns from
-//! (`Leaves::build`, as `fit --method positions` calls it, on the samples
+//! (`Leaves::build`, as `fit positions` calls it, on the samples
 //! it reads from the same files), read back from the libsvm text:
 //!
 //! - the same features, times the sign that makes `w · row` the learner's
@@ -13,7 +13,7 @@
 //! - `--qid`: one N per game, rising from 1, as many as `dataset.toml`'s games.
 //!
 //! And `kifulearn extract RECORDS --per-position` on the bundled self-play
-//! records: the rows `fit --method positions` builds from those records (its
+//! records: the rows `fit positions` builds from those records (its
 //! games, less the test openings', scored by the teacher's search).
 
 mod common;
@@ -135,6 +135,7 @@ fn position_rows_are_the_rows_the_positions_learner_learns_from() {
     let fit = |extra: &[&str]| {
         let mut args = vec![
             "fit",
+            "svr",
             score_dir.to_str().unwrap(),
             "--prior",
             "material",
@@ -246,7 +247,7 @@ fn per_position_rows_of_records_are_the_learners_rows_of_those_records() {
         "--qid",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    // What `fit --method positions RECORDS --teacher-depth 1` learns from.
+    // What `fit positions RECORDS --teacher-depth 1` learns from.
     let games = kifulearn::record::read_games(&[records]).unwrap();
     let (games, _) = kifulearn::arena::TestOpenings::bundled().leave_out(
         games,

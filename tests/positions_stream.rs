@@ -1,4 +1,4 @@
-//! The streamed positions learner (`train::positions_stream`, `fit --method
+//! The streamed positions learner (`train::positions_stream`, `fit
 //! positions --chunk N`) against the in-memory one, on position files written
 //! from the bundled self-play and tournament records (each position scored by
 //! a depth-1 material search, with its game's result).
@@ -290,7 +290,6 @@ fn cli_streams_with_chunk_and_counts_bad_records() {
     let model = dir.join("m.txt");
     let out = common::run_ok(&[
         "fit",
-        "--method",
         "positions",
         files[0].to_str().unwrap(),
         files[1].to_str().unwrap(),

@@ -1,4 +1,4 @@
-//! `kifulearn fit --method ranking` end to end: records in, a model out that
+//! `kifulearn fit ranking` end to end: records in, a model out that
 //! the evaluator loader and `kifulearn evaluate` read unchanged.
 
 use std::fs;
@@ -44,7 +44,6 @@ fn fit_ranking_writes_a_model_that_evaluate_plays() {
     let m = model.to_str().unwrap();
     let (code, _, err) = kifulearn(&[
         "fit",
-        "--method",
         "ranking",
         "fixtures/selfplay/fsf_selfplay_w2_00152.csa",
         "fixtures/selfplay/fsf_selfplay_w1_00119.csa",
@@ -93,7 +92,6 @@ fn every_optimizer_runs_from_the_command_line() {
         let model = dir.join(format!("{optimizer}.bin"));
         let (code, _, err) = kifulearn(&[
             "fit",
-            "--method",
             "ranking",
             "fixtures/selfplay/fsf_selfplay_w1_00301.csa",
             "--features",
@@ -124,7 +122,6 @@ fn ranking_options_are_checked() {
     let game = "fixtures/selfplay/fsf_selfplay_w1_00301.csa";
     let (code, _, err) = kifulearn(&[
         "fit",
-        "--method",
         "ranking",
         game,
         "--features",
@@ -139,12 +136,12 @@ fn ranking_options_are_checked() {
         err.trim(),
         "error: window must be positive and finite, got 0"
     );
-    let (code, _, err) = kifulearn(&["fit", game, "--out", m, "--epochs", "3"]);
+    let (code, _, err) = kifulearn(&["fit", "svr", game, "--out", m, "--epochs", "3"]);
     assert_eq!(code, 2);
     assert_eq!(
         err.trim(),
-        "error: --epochs does not apply to --method svr \
-         (it is an option of --method ranking, streaming, positions)"
+        "error: --epochs does not apply to fit svr \
+         (it is an option of fit ranking, fit streaming, fit positions)"
     );
     assert!(!model.exists());
     let _ = fs::remove_dir_all(&dir);
@@ -161,7 +158,6 @@ fn mirror_tied_ranking_and_monotone_hand_constrain_the_written_model() {
     let set = "relation,material,mirror";
     let (code, _, err) = kifulearn(&[
         "fit",
-        "--method",
         "ranking",
         "fixtures/selfplay",
         "--features",
@@ -207,7 +203,7 @@ fn fit_leaves_out_the_games_through_a_test_opening_unless_told() {
                     (fixtures/openings/match.sfen, the matches' openings), first fixtures/openings/match.sfen#0";
     let common = ["--features", "material", "--epochs", "1", "--out", out];
     let fit = |method: &str, records: &[&str], extra: &[&str]| {
-        let args: Vec<&str> = ["fit", "--method", method]
+        let args: Vec<&str> = ["fit", method]
             .iter()
             .chain(records)
             .chain(&common)
@@ -234,10 +230,10 @@ fn fit_leaves_out_the_games_through_a_test_opening_unless_told() {
         err.contains("none is left to train on (--keep-test-openings trains on them)"),
         "{err}"
     );
-    let (code, _, err) = kifulearn(&["fit", games, "--keep-test-openings", "--out", out]);
+    let (code, _, err) = kifulearn(&["fit", "svr", games, "--keep-test-openings", "--out", out]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("--keep-test-openings does not apply to --method svr"),
+        err.contains("--keep-test-openings does not apply to fit svr"),
         "{err}"
     );
     let _ = fs::remove_dir_all(&dir);

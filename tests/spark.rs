@@ -114,6 +114,7 @@ fn a_spark_trained_model_predicts_as_kifulearn_and_plays() {
     let own = dir.join("own.model");
     ok(&[
         "fit",
+        "svr",
         s(&data),
         "-p",
         "0",

@@ -1,4 +1,4 @@
-//! The streaming learner (`fit --method streaming`): the update rule on a
+//! The streaming learner (`fit streaming`): the update rule on a
 //! hand-made set, learning on rows extracted from fixture games (and the model
 //! read back by `predict`), and bounded memory on a corpus larger than a cap.
 
@@ -126,46 +126,26 @@ fn bad_parameters_are_named() {
         "batch_games must be at least 1, got 0"
     );
     assert_eq!(err(p().epochs(0)), "epochs must be at least 1, got 0");
-    let (ok, _, e) = kifulearn(&["fit", "x.svm", "--out", "m", "--rate", "0.1"]);
+    let (ok, _, e) = kifulearn(&["fit", "svr", "x.svm", "--out", "m", "--rate", "0.1"]);
     assert!(!ok);
     assert_eq!(
         e.trim(),
-        "error: --rate does not apply to --method svr \
-         (it is an option of --method ranking, streaming, positions)"
+        "error: --rate does not apply to fit svr \
+         (it is an option of fit ranking, fit streaming, fit positions)"
     );
-    let (ok, _, e) = kifulearn(&[
-        "fit", "--method", "ranking", "x.kif", "--out", "m", "--bound", "1",
-    ]);
+    let (ok, _, e) = kifulearn(&["fit", "ranking", "x.kif", "--out", "m", "--bound", "1"]);
     assert!(!ok);
     assert_eq!(
         e.trim(),
-        "error: --bound does not apply to --method ranking (it is an option of --method streaming)"
+        "error: --bound does not apply to fit ranking (it is an option of fit streaming)"
     );
-    let (ok, _, e) = kifulearn(&[
-        "fit",
-        "--method",
-        "streaming",
-        "x.svm",
-        "--out",
-        "m",
-        "--window",
-        "1",
-    ]);
+    let (ok, _, e) = kifulearn(&["fit", "streaming", "x.svm", "--out", "m", "--window", "1"]);
     assert!(!ok);
     assert_eq!(
         e.trim(),
-        "error: --window does not apply to --method streaming (it is an option of --method ranking)"
+        "error: --window does not apply to fit streaming (it is an option of fit ranking)"
     );
-    let (ok, _, e) = kifulearn(&[
-        "fit",
-        "--method",
-        "streaming",
-        "x.svm",
-        "--out",
-        "m",
-        "--bound",
-        "0",
-    ]);
+    let (ok, _, e) = kifulearn(&["fit", "streaming", "x.svm", "--out", "m", "--bound", "0"]);
     assert!(!ok);
     assert_eq!(e.trim(), "error: bound must be positive and finite, got 0");
 }
@@ -200,7 +180,6 @@ fn learns_from_fixture_games_and_predict_reads_the_model() {
     let pred = dir.join("stream.pred");
     let (ok, _, e) = kifulearn(&[
         "fit",
-        "--method",
         "streaming",
         rows.to_str().unwrap(),
         "--out",
@@ -320,7 +299,6 @@ fn memory_stays_below_a_cap_smaller_than_the_corpus() {
         CAP,
         &[
             "fit",
-            "--method",
             "streaming",
             corpus.to_str().unwrap(),
             "--out",
@@ -346,6 +324,7 @@ fn memory_stays_below_a_cap_smaller_than_the_corpus() {
         CAP,
         &[
             "fit",
+            "svr",
             corpus.to_str().unwrap(),
             "--out",
             corpus.join("svr.model").to_str().unwrap(),

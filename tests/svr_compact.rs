@@ -162,7 +162,7 @@ fn model_hash(model: &Path) -> String {
 }
 
 fn fit(args: &[&str], data: &Path, out: &Path) -> String {
-    let mut all = vec!["fit"];
+    let mut all = vec!["fit", "svr"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--out", out.to_str().unwrap(), data.to_str().unwrap()]);
     run_ok(&all);

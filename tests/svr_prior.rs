@@ -1,4 +1,4 @@
-//! `fit --method svr --prior`: ½‖w − w0‖² + C·Σ loss(y − w·x), fitted as a
+//! `fit svr --prior`: ½‖w − w0‖² + C·Σ loss(y − w·x), fitted as a
 //! shift of the labels (y − w0·x) with w0 added back.
 //!
 //! Checked three ways on real rows (one fixture game, `relation,material`,
@@ -20,6 +20,7 @@ const SET: &str = "relation,material";
 fn fit(rows: &Path, model: &Path, c: &str, prior: Option<&str>) -> Model {
     let mut args = vec![
         "fit",
+        "svr",
         rows.to_str().unwrap(),
         "--features",
         SET,

@@ -64,11 +64,8 @@ fn fit_refuses_a_libsvm_index_beyond_the_limit() {
         data.display()
     );
     let model = d.join("m.model");
-    fails_with(&["fit", s(&data), "--out", s(&model)], &want);
-    fails_with(
-        &["fit", "--method", "streaming", s(&data), "--out", s(&model)],
-        &want,
-    );
+    fails_with(&["fit", "svr", s(&data), "--out", s(&model)], &want);
+    fails_with(&["fit", "streaming", s(&data), "--out", s(&model)], &want);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Spark trains, the engine plays: kifulearn's L2 fit (`kifulearn fit -p 0`)
+"""Spark trains, the engine plays: kifulearn's L2 fit (`kifulearn fit svr -p 0`)
 as a Spark MLlib job, writing a model that `usi`, `evaluate` and `match` load.
 
 Usage (local mode needs only `pip install -r scripts/spark/requirements.txt`
@@ -21,7 +21,7 @@ standardization=False, solver="l-bfgs")`, whose objective is
     1/(2n) Σ (y − w·x)² + λ/(2σ_y) ‖w‖²        (σ_y: sample std of the labels)
 
 (Spark scales the labels by σ_y internally and the penalty with them, as R's
-glmnet does). kifulearn's `fit -p 0` minimises ½‖w‖² + C Σ (y − w·x)²; the
+glmnet does). kifulearn's `fit svr -p 0` minimises ½‖w‖² + C Σ (y − w·x)²; the
 two have the same minimiser when λ = σ_y / (2 n C). docs/scale.md derives it.
 
 Writes MODEL as liblinear's text model (`solver_type L2R_L2LOSS_SVR`, weights

@@ -227,7 +227,7 @@ pub fn run(args: Args) -> CliResult {
 
 /// `--per-position`: one row per position of each game, at its quiescence
 /// leaf, labelled with the labeller's `--teacher-depth` search score: the
-/// rows `fit --method positions` learns from these records.
+/// rows `fit positions` learns from these records.
 fn per_position(
     args: &Args,
     jobs: &[extract::GameJob],

@@ -28,10 +28,16 @@ mod weights;
 #[command(name = "kifulearn", version, about)]
 struct Cli {
     /// Print only results, warnings and errors: no progress bars, no summary lines.
-    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    #[arg(
+        short,
+        long,
+        global = true,
+        conflicts_with = "verbose",
+        display_order = 1000
+    )]
     quiet: bool,
     /// Print per-iteration traces too (solver iterations, epochs, games, chunks).
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, display_order = 1000)]
     verbose: bool,
     #[command(subcommand)]
     command: Command,
@@ -47,10 +53,9 @@ enum Command {
     Usi(usi::Args),
     /// Top-1/3/5 agreement of an evaluator's move ranking with the moves of games.
     Evaluate(evaluate::Args),
-    /// Train an L2-loss SVR (liblinear -s 11/-s 12 compatible) or the streaming
-    /// learner on libsvm files, or a move ranking (Bonanza's comparison
-    /// training) on game records.
-    Fit(Box<fit::Args>),
+    /// Train a model: `fit svr` or `fit streaming` on libsvm rows, `fit
+    /// ranking` or `fit positions` on game records (each with its own --help).
+    Fit(fit::Args),
     /// Predict libsvm rows with a model, like liblinear-predict.
     Predict(predict::Args),
     /// Extract labelled training rows (libsvm) from game records.
@@ -75,7 +80,11 @@ enum Command {
 
 /// Parses the command line and runs the chosen command.
 pub fn run() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    // `fit --method NAME` and `fit DATA` (the SVR) are the old spellings of `fit NAME`.
+    let args = fit::old_spelling(std::env::args_os().collect());
+    let matches = Cli::command()
+        .try_get_matches_from(&args)
+        .unwrap_or_else(|e| exit_with(e, &args));
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if cli.quiet && cli.verbose {
         // clap checks the conflict only when both come before the subcommand.
@@ -89,13 +98,12 @@ pub fn run() -> ExitCode {
     } else {
         verbosity::Verbosity::Normal
     });
-    let sub = matches.subcommand().map(|(_, m)| m);
     let result = match cli.command {
         Command::Perft(args) => perft::run(args),
         Command::Games(args) => games::run(args),
         Command::Usi(args) => usi::run(args),
         Command::Evaluate(args) => evaluate::run(args),
-        Command::Fit(args) => fit::run(*args, sub.expect("a subcommand was parsed")),
+        Command::Fit(args) => fit::run(args),
         Command::Predict(args) => predict::run(args),
         Command::Extract(args) => extract::run(args),
         Command::Dataset(args) => dataset::run(args),
@@ -112,6 +120,21 @@ pub fn run() -> ExitCode {
             ExitCode::from(FAILURE)
         }
     }
+}
+
+/// Exits on clap's error `e` about command line `args`; an option of another
+/// learner given to `fit NAME` is named with the learners that take it.
+fn exit_with(e: clap::Error, args: &[std::ffi::OsString]) -> ! {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() == ErrorKind::UnknownArgument {
+        if let Some(ContextValue::String(option)) = e.get(ContextKind::InvalidArg) {
+            if let Some(message) = fit::other_learners_option(args, option) {
+                eprintln!("error: {message}");
+                std::process::exit(i32::from(FAILURE));
+            }
+        }
+    }
+    e.exit()
 }
 
 /// Exit code of a command that failed (an error printed on stderr), the same

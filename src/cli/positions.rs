@@ -49,7 +49,7 @@ pub struct Args {
     /// Write a dataset folder of position rows (docs/dataset.md, "Position
     /// rows"): one libsvm row per position, the features of the end of its
     /// quiescence line, labelled with the file's score (the teacher's) in
-    /// model units; the rows `fit --method positions` learns from. PATHs
+    /// model units; the rows `fit positions` learns from. PATHs
     /// may be folders (`generate`'s output).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "convert", "relabel", "format"])]
     rows: Option<PathBuf>,

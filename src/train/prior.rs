@@ -1,5 +1,5 @@
 //! Priors: the weights a learner starts from and is pulled towards
-//! (`--prior`, `--ranking-prior`, a recipe's `prior`), in centipawns over a
+//! (`fit --prior`, a recipe's `prior`), in centipawns over a
 //! feature set, and the SVR's fit around one (a shift of the labels).
 
 use crate::features::{BaseSet, FeatureSet, Features, MaterialSet};

@@ -76,7 +76,7 @@ impl StreamingValidParams {
     }
 
     /// The sidecar options (`key`, TOML value) that say how a model was
-    /// learned, written by `fit --method streaming` and by recipes, in this
+    /// learned, written by `fit streaming` and by recipes, in this
     /// order: `method`, `rate`, `min_frequency`, `bound`, `batch_games`,
     /// `epochs`. Each caller appends what it knows besides.
     pub fn meta(&self) -> Vec<(&'static str, String)> {

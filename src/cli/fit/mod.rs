@@ -1,12 +1,14 @@
-//! `kifulearn fit`: the arguments every method shares, the check that an
-//! option belongs to the method chosen, and the dispatch to one file per
-//! method (`svr.rs`, `ranking.rs`, `streaming.rs`, `positions.rs`). A method
-//! file imports from here and from the library, never from another method.
+//! `kifulearn fit svr|ranking|streaming|positions`: one subcommand per
+//! learner, each with its own options (`--help` shows only those), the
+//! options every learner shares ([`OutArgs`]), and the dispatch to one file
+//! per learner (`svr.rs`, `ranking.rs`, `streaming.rs`, `positions.rs`). A
+//! learner file imports from here and from the library, never from another
+//! learner.
 
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::path::PathBuf;
 
-use clap::parser::ValueSource;
-use clap::{ArgMatches, Args as ClapArgs, ValueEnum};
+use clap::{Args as ClapArgs, Subcommand};
 use kifulearn::arena::{left_out_line, TestOpenings};
 use kifulearn::features::{BaseSet, Features};
 use kifulearn::model::Model;
@@ -21,27 +23,137 @@ mod ranking;
 mod streaming;
 mod svr;
 
-use positions::PositionsArgs;
-use ranking::RankingArgs;
-use streaming::StreamingArgs;
-use svr::SvrArgs;
-
-/// Options of `fit` (defaults as `liblinear-train -s 11`).
+/// Options of `fit`: the learner, as a subcommand.
 #[derive(ClapArgs)]
+#[command(subcommand_required = true, arg_required_else_help = true)]
 pub struct Args {
-    /// libsvm files, or folders of `*.svm` files (`--method ranking`: game records or folders).
-    #[arg(required = true)]
-    data: Vec<PathBuf>,
-    /// What to train: the in-memory SVR on labelled libsvm rows, a ranking of
-    /// each position's moves straight from game records (docs/ranking.md), or
-    /// the streaming batched learner on libsvm files (docs/streaming.md).
-    #[arg(long, value_enum, default_value_t = Method::Svr)]
-    method: Method,
+    #[command(subcommand)]
+    learner: Learner,
+}
+
+/// The learners, one subcommand each.
+#[derive(Subcommand)]
+enum Learner {
+    /// L2-loss ε-SVR on labelled libsvm rows, in memory (liblinear `-s 11`/`-s 12`
+    /// compatible; docs/svr.md).
+    Svr(svr::Args),
+    /// A ranking of each position's moves, straight from game records
+    /// (Bonanza's comparison training; docs/ranking.md).
+    Ranking(ranking::Args),
+    /// The streaming batched learner on libsvm files, one file (game) at a
+    /// time (docs/streaming.md).
+    Streaming(streaming::Args),
+    /// The Texel / elmo learner on positions of game records or position
+    /// files, scored by a search (docs/positions-learner.md).
+    Positions(positions::Args),
+}
+
+/// The learners' names, as `fit` takes them.
+pub const LEARNERS: [&str; 4] = ["svr", "ranking", "streaming", "positions"];
+
+/// Rewrites a command line of the old spelling, `fit --method NAME ...` or
+/// `fit DATA ...` (meaning `svr`), to `fit NAME ...`, so scripts written for
+/// it keep working. `args` are the whole command line, the program's name
+/// first; any other command line is returned unchanged.
+pub fn old_spelling(args: Vec<OsString>) -> Vec<OsString> {
+    let global = |a: &OsString| {
+        matches!(
+            a.to_str(),
+            Some("-q" | "--quiet" | "-v" | "--verbose" | "-qv" | "-vq")
+        )
+    };
+    let Some(fit) = args
+        .iter()
+        .skip(1)
+        .position(|a| !global(a))
+        .map(|i| i + 1)
+        .filter(|&i| args[i] == "fit")
+    else {
+        return args;
+    };
+    let rest = &args[fit + 1..];
+    let first = rest.iter().find(|a| !global(a)).and_then(|a| a.to_str());
+    match first {
+        None | Some("help" | "-h" | "--help") => return args,
+        Some(name) if LEARNERS.contains(&name) => return args,
+        _ => {}
+    }
+    let mut rest: Vec<OsString> = rest.to_vec();
+    let mut learner = OsString::from("svr");
+    if let Some(i) = rest.iter().position(|a| a == "--method") {
+        if i + 1 < rest.len() {
+            learner = rest.remove(i + 1);
+        }
+        rest.remove(i);
+    } else if let Some(i) = rest
+        .iter()
+        .position(|a| a.to_str().is_some_and(|s| s.starts_with("--method=")))
+    {
+        let a = rest.remove(i);
+        learner = OsString::from(&a.to_str().expect("checked")["--method=".len()..]);
+    } else if rest.iter().any(|a| a == "-h" || a == "--help") {
+        // `fit --out m --help`: the list of learners.
+        return args;
+    }
+    let mut new = args[..=fit].to_vec();
+    new.push(learner);
+    new.extend(rest);
+    new
+}
+
+/// When clap refuses an option of `fit NAME` that another learner takes,
+/// the message that says so: `--solver does not apply to fit streaming (it
+/// is an option of fit svr)`. `args` are the command line clap parsed.
+pub fn other_learners_option(args: &[OsString], option: &str) -> Option<String> {
+    let fit = args.iter().position(|a| a == "fit")?;
+    let learner = args[fit + 1..]
+        .iter()
+        .filter_map(|a| a.to_str())
+        .find(|a| LEARNERS.contains(a))?;
+    // `--rate=0.1` and `-c5` name `--rate` and `-c`.
+    let flag = option.split('=').next().unwrap_or(option);
+    let command = Args::augment_args(clap::Command::new("fit"));
+    let takes = |sub: &clap::Command| {
+        sub.get_arguments().any(|arg| {
+            let long = arg
+                .get_long_and_visible_aliases()
+                .into_iter()
+                .flatten()
+                .chain(arg.get_all_aliases().into_iter().flatten())
+                .any(|l| flag.strip_prefix("--") == Some(l));
+            let short = arg.get_short().is_some_and(|s| {
+                flag.strip_prefix('-')
+                    .and_then(|f| f.chars().next())
+                    .is_some_and(|c| c == s && !flag.starts_with("--"))
+            });
+            long || short
+        })
+    };
+    let others: Vec<String> = command
+        .get_subcommands()
+        .filter(|s| s.get_name() != learner && takes(s))
+        .map(|s| format!("fit {}", s.get_name()))
+        .collect();
+    if others.is_empty() {
+        return None;
+    }
+    let flag = if flag.starts_with("--") {
+        flag
+    } else {
+        &flag[..2.min(flag.len())]
+    };
+    Some(format!(
+        "{flag} does not apply to fit {learner} (it is an option of {})",
+        others.join(", ")
+    ))
+}
+
+/// Options every learner takes: where the model goes and what it says.
+#[derive(ClapArgs)]
+pub struct OutArgs {
     /// Model file to write (liblinear text, or binary with --binary).
     #[arg(long)]
     out: PathBuf,
-    #[command(flatten)]
-    svr: SvrArgs,
     /// Write the compact binary model instead of liblinear's text.
     #[arg(long)]
     binary: bool,
@@ -55,53 +167,46 @@ pub struct Args {
     /// weighted by how often each count occurs in the data).
     #[arg(long)]
     monotone_hand: bool,
-    /// Where the weights are pulled to instead of 0 (`--method svr`: ½‖w − w0‖²;
-    /// `--method positions`: ½μ‖w − w0‖², also the start): `material` (the
-    /// built-in piece values on the `material` part of --features), `zero`, or
-    /// a model file [default: svr zero, positions material].
-    #[arg(long)]
-    prior: Option<String>,
-    #[command(flatten)]
-    learner: LearnerArgs,
-    #[command(flatten)]
-    ranking: RankingArgs,
-    #[command(flatten)]
-    streaming: StreamingArgs,
-    #[command(flatten)]
-    positions: PositionsArgs,
 }
 
-/// Options shared by the ranking and streaming learners.
-#[derive(ClapArgs)]
-#[command(next_help_heading = "Ranking and streaming learners")]
-pub struct LearnerArgs {
-    /// Passes over the data [default: ranking 10, streaming 1].
-    #[arg(long)]
-    pub epochs: Option<usize>,
-    /// Games per update [default: ranking 8, streaming 4].
-    #[arg(long)]
-    pub batch_games: Option<usize>,
-    /// Step size [default: ranking adagrad 0.002, adam 0.0005, sign 0.0002; streaming 0.005].
-    #[arg(long, allow_negative_numbers = true)]
-    pub rate: Option<f64>,
-    /// Seed of the game order [default: ranking 1, streaming sorted order].
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Ranking and positions: train on the games that pass through a test
-    /// opening's position too. By default they are left out and named, as
-    /// recipes do: `kifulearn match` plays from those openings
-    /// (`fixtures/openings/match.sfen`), and a model must not be judged on
-    /// games it learned from.
-    #[arg(long)]
-    pub keep_test_openings: bool,
+impl OutArgs {
+    /// Checks the options before any data is read: the feature set (from
+    /// the dataset folders among `data` when `rows`, the libsvm learners),
+    /// and `--monotone-hand` against it.
+    fn model_out(
+        &self,
+        data: &[PathBuf],
+        rows: bool,
+    ) -> Result<ModelOut, Box<dyn std::error::Error>> {
+        let set = data_features(self.features.as_deref(), data, rows)?;
+        let monotone = if self.monotone_hand {
+            let features: Features = set.parse()?;
+            if features.offset_of(BaseSet::Material).is_none() {
+                return Err(format!(
+                    "--monotone-hand needs a material part in --features (got {:?})",
+                    set
+                )
+                .into());
+            }
+            Some(features)
+        } else {
+            None
+        };
+        Ok(ModelOut {
+            path: self.out.clone(),
+            features: set,
+            binary: self.binary,
+            monotone_hand: monotone,
+        })
+    }
 }
 
 /// The training games of `records` ([`kifulearn::record::read_games`]), less
-/// those through a test opening's position unless `shared` keeps them; the
+/// those through a test opening's position unless `keep_test_openings`; the
 /// games left out are counted and the first named on stderr.
-pub fn training_games(records: &[PathBuf], shared: &LearnerArgs) -> Result<Vec<Game>, String> {
+pub fn training_games(records: &[PathBuf], keep_test_openings: bool) -> Result<Vec<Game>, String> {
     let games = kifulearn::record::read_games(records)?;
-    if shared.keep_test_openings {
+    if keep_test_openings {
         return Ok(games);
     }
     let (kept, left_out) =
@@ -119,18 +224,18 @@ pub fn training_games(records: &[PathBuf], shared: &LearnerArgs) -> Result<Vec<G
 }
 
 /// Where and how a learner writes its model.
-pub struct ModelOut<'a> {
+pub struct ModelOut {
     /// The model file.
-    pub path: &'a Path,
+    pub path: PathBuf,
     /// The feature set's name, as given.
-    pub features: &'a str,
+    pub features: String,
     /// Compact binary instead of liblinear text.
     pub binary: bool,
     /// Make hand-piece worth non-increasing before saving.
     pub monotone_hand: Option<Features>,
 }
 
-impl ModelOut<'_> {
+impl ModelOut {
     /// Applies `--monotone-hand` (weighted by `counts` when given), then writes
     /// the model and its sidecar as one unit ([`Model::save_with_meta`]), with
     /// `monotone_hand` added to `options`.
@@ -147,43 +252,24 @@ impl ModelOut<'_> {
         }
         let mut options = options.to_vec();
         options.push(("monotone_hand", self.monotone_hand.is_some().to_string()));
-        model.save_with_meta(self.path, self.binary, features, &options)
+        model.save_with_meta(&self.path, self.binary, features, &options)
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Method {
-    Svr,
-    Ranking,
-    Streaming,
-    Positions,
-}
-
-impl Method {
-    /// The name `--method` takes.
-    fn name(self) -> &'static str {
-        match self {
-            Method::Svr => "svr",
-            Method::Ranking => "ranking",
-            Method::Streaming => "streaming",
-            Method::Positions => "positions",
-        }
-    }
-}
-
-/// The feature set of the model: `--features` if given, else the one the
-/// dataset folders among `data` name (`dataset.toml`), else `unspecified`.
-/// A `--features` other than a dataset folder's is refused: the model would
-/// be read with the wrong index layout.
+/// The feature set of the model: `--features` if given, else (`rows`: the
+/// libsvm learners) the one the dataset folders among `data` name
+/// (`dataset.toml`), else `unspecified`. A `--features` other than a dataset
+/// folder's is refused: the model would be read with the wrong index layout.
 fn data_features(
     given: Option<&str>,
     data: &[PathBuf],
-    method: Method,
+    rows: bool,
 ) -> Result<String, Box<dyn std::error::Error>> {
     use kifulearn::libsvm::dataset;
-    let from_data = match method {
-        Method::Svr | Method::Streaming => dataset::features_of(data)?,
-        Method::Ranking | Method::Positions => None,
+    let from_data = if rows {
+        dataset::features_of(data)?
+    } else {
+        None
     };
     Ok(match (given, from_data) {
         (Some(given), Some(data_set)) => {
@@ -215,109 +301,53 @@ fn data_features(
     })
 }
 
-/// The methods an option of `fit` applies to, by its clap id and the option
-/// group (`#[derive(Args)]` struct) it is declared in. An option not named
-/// here applies as its group says; options of `Args` itself not named apply
-/// to every method (data, --method, --out, --features, --binary, --monotone-hand).
-fn applies_to(id: &str, group: Option<&str>) -> &'static [Method] {
-    use Method::*;
-    match (id, group) {
-        ("solver" | "c" | "p" | "tolerance" | "bias" | "max_iter", _) => &[Svr],
-        ("jobs", _) => &[Svr, Ranking],
-        ("keep_test_openings", _) => &[Ranking, Positions],
-        ("prior", _) => &[Svr, Positions],
-        // The positions learner's batch is --batch (positions, not games).
-        ("batch_games", _) => &[Ranking, Streaming],
-        (_, Some("SvrArgs")) => &[Svr],
-        (_, Some("LearnerArgs")) => &[Ranking, Streaming, Positions],
-        (_, Some("RankingArgs")) => &[Ranking],
-        (_, Some("StreamingArgs")) => &[Streaming],
-        (_, Some("PositionsArgs")) => &[Positions],
-        _ => &[Svr, Ranking, Streaming, Positions],
+/// Runs `fit NAME`.
+pub fn run(args: Args) -> CliResult {
+    match args.learner {
+        Learner::Svr(args) => svr::run(&args),
+        Learner::Ranking(args) => ranking::run(&args),
+        Learner::Streaming(args) => streaming::run(&args),
+        Learner::Positions(args) => positions::run(&args),
     }
 }
 
-/// Refuses the first option given on the command line that `method` does not
-/// use, naming the option, the method and the methods it belongs to: an
-/// option silently ignored (`--method streaming --solver dual -c 5`) is a
-/// result the user did not ask for.
-fn reject_inapplicable(matches: &ArgMatches, method: Method) -> Result<(), String> {
-    let command = Args::augment_args(clap::Command::new("fit"));
-    let group_of = |id: &clap::Id| {
-        command
-            .get_groups()
-            .find(|g| g.get_args().any(|a| a == id))
-            .map(|g| g.get_id().as_str())
-    };
-    for arg in command.get_arguments() {
-        let id = arg.get_id();
-        if matches.value_source(id.as_str()) != Some(ValueSource::CommandLine) {
-            continue;
-        }
-        let methods = applies_to(id.as_str(), group_of(id));
-        if methods.contains(&method) {
-            continue;
-        }
-        let flag = match (arg.get_long(), arg.get_short()) {
-            (Some(long), _) => format!("--{long}"),
-            (None, Some(short)) => format!("-{short}"),
-            (None, None) => id.to_string(),
-        };
-        let names: Vec<String> = methods.iter().map(|m| m.name().to_string()).collect();
-        let hint = if id == "prior" && method == Method::Ranking {
-            "; ranking: --ranking-prior"
-        } else {
-            ""
-        };
-        return Err(format!(
-            "{flag} does not apply to --method {} (it is an option of --method {}{hint})",
-            method.name(),
-            names.join(", ")
-        ));
-    }
-    Ok(())
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Runs `fit`; `matches` are its own, to tell options given from defaults.
-pub fn run(args: Args, matches: &ArgMatches) -> CliResult {
-    reject_inapplicable(matches, args.method)?;
-    let set = data_features(args.features.as_deref(), &args.data, args.method)?;
-    // Reject bad options before reading gigabytes.
-    let monotone = if args.monotone_hand {
-        let features: Features = set.parse()?;
-        if features.offset_of(BaseSet::Material).is_none() {
-            return Err(format!(
-                "--monotone-hand needs a material part in --features (got {:?})",
-                set
-            )
-            .into());
+    fn rewritten(line: &str) -> String {
+        let args = line.split(' ').map(OsString::from).collect();
+        let new: Vec<String> = old_spelling(args)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect();
+        new.join(" ")
+    }
+
+    /// The old spelling keeps working: `--method NAME` becomes the
+    /// subcommand, and no method means the SVR; the new one is left alone.
+    #[test]
+    fn old_spelling_becomes_the_subcommand() {
+        for (old, new) in [
+            (
+                "k fit --method ranking g --out m",
+                "k fit ranking g --out m",
+            ),
+            (
+                "k fit g --method=streaming --out m",
+                "k fit streaming g --out m",
+            ),
+            ("k -q fit g --out m -v", "k -q fit svr g --out m -v"),
+            ("k fit g --out m", "k fit svr g --out m"),
+            ("k fit --bogus", "k fit svr --bogus"),
+            ("k fit ranking g --out m", "k fit ranking g --out m"),
+            ("k fit -v positions g", "k fit -v positions g"),
+            ("k fit", "k fit"),
+            ("k fit --help", "k fit --help"),
+            ("k fit help svr", "k fit help svr"),
+            ("k extract fit --method x", "k extract fit --method x"),
+        ] {
+            assert_eq!(rewritten(old), new, "{old}");
         }
-        Some(features)
-    } else {
-        None
-    };
-    let out = ModelOut {
-        path: &args.out,
-        features: &set,
-        binary: args.binary,
-        monotone_hand: monotone,
-    };
-    match args.method {
-        Method::Svr => svr::run(
-            &args.data,
-            &out,
-            args.prior.as_deref(),
-            args.ranking.jobs,
-            &args.svr,
-        ),
-        Method::Ranking => ranking::run(&args.data, &out, &args.ranking, &args.learner),
-        Method::Streaming => streaming::run(&args.data, &out, &args.streaming, &args.learner),
-        Method::Positions => positions::run(
-            &args.data,
-            &out,
-            args.prior.as_deref(),
-            &args.positions,
-            &args.learner,
-        ),
     }
 }

@@ -1,4 +1,4 @@
-//! `kifulearn fit --method positions RECORDS... --features SET --out MODEL`:
+//! `kifulearn fit positions RECORDS... --features SET --out MODEL`:
 //! the Texel / elmo learner on positions (see `docs/positions-learner.md`).
 
 use std::path::PathBuf;
@@ -16,43 +16,70 @@ use kifulearn::train::positions::{
 };
 use kifulearn::train::progress::{Epoch, Event};
 
-use super::{training_games, LearnerArgs, ModelOut};
+use super::{training_games, ModelOut, OutArgs};
 use crate::cli::verbosity;
 use crate::cli::CliResult;
 
 mod stream;
 
-/// Options of `--method positions`.
+/// Positions before this ply are not used, unless `--skip-plies` says otherwise.
+const DEFAULT_SKIP_PLIES: usize = 16;
+
+/// Options of `fit positions`.
 #[derive(ClapArgs)]
-#[command(next_help_heading = "Positions learner (--method positions)")]
-pub struct PositionsArgs {
-    /// Evaluator whose search scores the positions: `material` or a model file [default: material].
-    #[arg(long)]
-    teacher: Option<String>,
-    /// Plies searched below each scored position, then its quiescence (0: the quiescence only) [default: 2].
-    #[arg(long)]
-    teacher_depth: Option<u32>,
-    /// Weight of the game result in the target, 0..1 [default: 0.33].
-    #[arg(long)]
-    result_weight: Option<f64>,
-    /// Centipawns per unit of the logistic σ(v / K) [default: 600].
-    #[arg(long)]
-    eval_k: Option<f64>,
-    /// ½μ‖w − prior‖² per position [default: 1e-6].
-    #[arg(long)]
-    mu: Option<f64>,
+pub struct Args {
+    /// Game records or position files (.psv, .bin, .hcpe), or folders of them.
+    #[arg(required = true)]
+    records: Vec<PathBuf>,
+    #[command(flatten)]
+    out: OutArgs,
+    /// Where the weights are pulled to (½μ‖w − w0‖²), also the start:
+    /// `material` (the built-in piece values on the `material` part of
+    /// --features), `zero`, or a model file.
+    #[arg(long, default_value = "material")]
+    prior: String,
+    /// Evaluator whose search scores the positions: `material` or a model file.
+    #[arg(long, default_value = "material")]
+    teacher: String,
+    /// Plies searched below each scored position, then its quiescence (0: the quiescence only).
+    #[arg(long, default_value_t = DEFAULT_TEACHER_DEPTH)]
+    teacher_depth: u32,
+    /// Weight of the game result in the target, 0..1.
+    #[arg(long, default_value_t = PositionsParams::default().lambda)]
+    result_weight: f64,
+    /// Centipawns per unit of the logistic σ(v / K).
+    #[arg(long, default_value_t = PositionsParams::default().eval_k)]
+    eval_k: f64,
+    /// ½μ‖w − prior‖² per position.
+    #[arg(long, default_value_t = PositionsParams::default().mu)]
+    mu: f64,
     /// Learn the `material` part too (by default it stays at the prior).
     #[arg(long)]
     learn_material: bool,
-    /// Positions per step [default: 4096].
-    #[arg(long)]
-    batch: Option<usize>,
+    /// Passes over the positions.
+    #[arg(long, default_value_t = PositionsParams::default().epochs)]
+    epochs: usize,
+    /// Positions per step.
+    #[arg(long, default_value_t = PositionsParams::default().batch)]
+    batch: usize,
+    /// Adam's step, in centipawns.
+    #[arg(long, allow_negative_numbers = true, default_value_t = PositionsParams::default().rate)]
+    rate: f64,
+    /// Seed of the mini-batch order.
+    #[arg(long, default_value_t = PositionsParams::default().seed)]
+    seed: u64,
     /// Records held out: loss reported per epoch, never trained on.
     #[arg(long = "held-out-records", num_args = 1..)]
     held_out_records: Vec<PathBuf>,
-    /// Positions before this ply are not used [default: 16].
-    #[arg(long = "skip-plies")]
-    skip: Option<usize>,
+    /// Positions before this ply are not used.
+    #[arg(long = "skip-plies", default_value_t = DEFAULT_SKIP_PLIES)]
+    skip: usize,
+    /// Train on the games that pass through a test opening's position too.
+    /// By default they are left out and named, as recipes do: `kifulearn
+    /// match` plays from those openings (`fixtures/openings/match.sfen`), and
+    /// a model must not be judged on games it learned from.
+    #[arg(long)]
+    keep_test_openings: bool,
     /// Worker threads [default: all cores].
     #[arg(long = "threads")]
     threads: Option<usize>,
@@ -67,41 +94,37 @@ pub struct PositionsArgs {
     no_leaf_cache: bool,
 }
 
-impl PositionsArgs {
-    fn params(&self, shared: &LearnerArgs) -> PositionsParams {
-        let d = PositionsParams::default();
+impl Args {
+    fn params(&self) -> PositionsParams {
         PositionsParams {
-            epochs: shared.epochs.unwrap_or(d.epochs),
-            batch: self.batch.unwrap_or(d.batch),
-            rate: shared.rate.unwrap_or(d.rate),
+            epochs: self.epochs,
+            batch: self.batch,
+            rate: self.rate,
             final_rate: None,
-            lambda: self.result_weight.unwrap_or(d.lambda),
-            eval_k: self.eval_k.unwrap_or(d.eval_k),
-            mu: self.mu.unwrap_or(d.mu),
+            lambda: self.result_weight,
+            eval_k: self.eval_k,
+            mu: self.mu,
             anchor_material: !self.learn_material,
-            seed: shared.seed.unwrap_or(d.seed),
+            seed: self.seed,
         }
     }
 }
 
-/// Runs `fit --method positions`.
-pub fn run(
-    records: &[PathBuf],
-    out: &ModelOut,
-    prior: Option<&str>,
-    args: &PositionsArgs,
-    shared: &LearnerArgs,
-) -> CliResult {
+/// Runs `fit positions`.
+pub fn run(args: &Args) -> CliResult {
+    let out = &args.out.model_out(&args.records, false)?;
+    let records = &args.records[..];
+    let prior = args.prior.as_str();
     if let Some(chunk) = stream::chunk(records, args)? {
-        return stream::run(records, out, prior, args, shared, chunk);
+        return stream::run(records, out, prior, args, chunk);
     }
-    let setup = Setup::new(out, prior, args, shared)?;
+    let setup = Setup::new(out, prior, args)?;
     let (position_files, records) = split_position_paths(records)?;
     let (file_samples, bad) = samples_from_position_files(&position_files)?;
     if bad > 0 {
         eprintln!("skipped {bad} position record(s) that do not decode");
     }
-    let (games, held_games) = setup.games(&records, args, shared)?;
+    let (games, held_games) = setup.games(&records, args)?;
     let Setup {
         features,
         params,
@@ -218,41 +241,32 @@ struct Setup {
 }
 
 impl Setup {
-    fn new(
-        out: &ModelOut,
-        prior: Option<&str>,
-        args: &PositionsArgs,
-        shared: &LearnerArgs,
-    ) -> Result<Self, Box<dyn std::error::Error>> {
+    fn new(out: &ModelOut, prior: &str, args: &Args) -> Result<Self, Box<dyn std::error::Error>> {
         let features: Features = out.features.parse()?;
-        let params = args.params(shared);
+        let params = args.params();
         params.check()?;
-        let teacher_choice = EvalChoice::parse(args.teacher.as_deref().unwrap_or("material"));
+        let teacher_choice = EvalChoice::parse(&args.teacher);
         let teacher = load_evaluator(&teacher_choice)?;
-        let w0 = named_prior(&features, prior.unwrap_or("material"))?;
+        let w0 = named_prior(&features, prior)?;
         Ok(Setup {
             features,
             params,
             teacher_choice,
             teacher,
-            depth: args.teacher_depth.unwrap_or(DEFAULT_TEACHER_DEPTH),
-            skip: args.skip.unwrap_or(16),
+            depth: args.teacher_depth,
+            skip: args.skip,
             w0,
             pool: crate::cli::thread_pool(args.threads)?,
         })
     }
 
     /// The training games of `records` and the held-out games, read in the pool.
-    fn games(
-        &self,
-        records: &[PathBuf],
-        args: &PositionsArgs,
-        shared: &LearnerArgs,
-    ) -> Result<(Vec<Game>, Vec<Game>), String> {
+    fn games(&self, records: &[PathBuf], args: &Args) -> Result<(Vec<Game>, Vec<Game>), String> {
         let train = if records.is_empty() {
             Vec::new()
         } else {
-            self.pool.install(|| training_games(records, shared))?
+            self.pool
+                .install(|| training_games(records, args.keep_test_openings))?
         };
         let held = if args.held_out_records.is_empty() {
             Vec::new()
@@ -269,7 +283,7 @@ struct Meta<'a, I> {
     pub teacher: &'a str,
     pub depth: u32,
     pub params: &'a PositionsParams,
-    pub prior: Option<&'a str>,
+    pub prior: &'a str,
     pub skip: usize,
     pub positions: usize,
     pub extra: &'a [(&'static str, String)],
@@ -298,7 +312,7 @@ impl<'a, I: Iterator<Item = &'a PathBuf>> Meta<'a, I> {
             ("batch", p.batch.to_string()),
             ("seed", p.seed.to_string()),
             ("anchor_material", p.anchor_material.to_string()),
-            ("prior", toml_string(self.prior.unwrap_or("material"))),
+            ("prior", toml_string(self.prior)),
             ("skip_plies", self.skip.to_string()),
             ("positions", self.positions.to_string()),
         ];

@@ -1,4 +1,4 @@
-//! `kifulearn fit --method ranking RECORDS... --features SET --out MODEL`:
+//! `kifulearn fit ranking RECORDS... --features SET --out MODEL`:
 //! comparison training straight from game records (see `docs/ranking.md`).
 
 use std::path::PathBuf;
@@ -11,44 +11,62 @@ use kifulearn::model::toml_string;
 use kifulearn::record::read_games;
 use kifulearn::train::progress::{Epoch, Event, Observer};
 use kifulearn::train::ranking::{EpochReport, Leaf, Optimizer, RankingParams, RankingValidParams};
+use linfa::ParamGuard;
 
-use super::{training_games, LearnerArgs, ModelOut};
+use super::{training_games, OutArgs};
 use crate::cli::verbosity;
 use crate::cli::CliResult;
 
-/// Options of `fit --method ranking` only (defaults in `docs/ranking.md`;
-/// `--epochs --batch-games --rate --seed` are [`LearnerArgs`]).
+/// The learner's defaults ([`RankingParams::default`]), which `--help` shows.
+fn defaults() -> RankingValidParams {
+    RankingParams::default().check_unwrap()
+}
+
+/// Options of `fit ranking` (defaults in `docs/ranking.md`).
 #[derive(ClapArgs)]
-pub struct RankingArgs {
-    /// Ranking: step rule [default: adagrad].
-    #[arg(long, value_enum)]
-    optimizer: Option<OptimizerArg>,
-    /// Ranking: sigmoid window in model units (0.02 = 200 centipawns) [default: 0.02].
-    #[arg(long, allow_negative_numbers = true)]
-    window: Option<f64>,
-    /// Ranking: λ of the regularizer λ‖w‖² [default: 1].
-    #[arg(long, allow_negative_numbers = true)]
-    lambda: Option<f64>,
-    /// Ranking: records scored after every epoch (not trained on).
-    #[arg(long, num_args = 1..)]
-    held_out: Vec<PathBuf>,
-    /// Ranking: positions before this ply are not used [default: 0].
-    #[arg(long)]
-    skip_opening: Option<usize>,
-    /// Ranking: positions at this ply and later are not used [default: none, every ply].
-    #[arg(long)]
-    max_plies: Option<usize>,
-    /// Threads: ranking, games ranked in parallel; svr, the reader and the
-    /// solvers' products (the same --jobs gives the same model, bit for bit)
-    /// [default: all cores].
-    #[arg(long)]
-    pub jobs: Option<usize>,
-    /// Start from and regularize towards this evaluation (λ‖w − w0‖²): `material` or a model file.
-    #[arg(long = "ranking-prior")]
-    ranking_prior: Option<String>,
+pub struct Args {
+    /// Game records, or folders of them.
+    #[arg(required = true)]
+    records: Vec<PathBuf>,
+    #[command(flatten)]
+    out: OutArgs,
+    /// Start from and regularize towards this evaluation (λ‖w − w0‖²):
+    /// `material` or a model file; without it, λ‖w‖² from zero.
+    #[arg(long, alias = "ranking-prior")]
+    prior: Option<String>,
     /// Keep the `material` part of --features at the prior (the anchored piece values).
     #[arg(long)]
     anchor_material: bool,
+    /// Passes over the games.
+    #[arg(long, default_value_t = defaults().epochs())]
+    epochs: usize,
+    /// Games per update.
+    #[arg(long, default_value_t = defaults().batch_games())]
+    batch_games: usize,
+    /// Step rule.
+    #[arg(long, value_enum, default_value_t = defaults().optimizer().into())]
+    optimizer: OptimizerArg,
+    /// Step size [default: the step rule's, adagrad 0.002, adam 0.0005, sign 0.0002].
+    #[arg(long, allow_negative_numbers = true)]
+    rate: Option<f64>,
+    /// Sigmoid window in model units (0.02 = 200 centipawns).
+    #[arg(long, allow_negative_numbers = true, default_value_t = defaults().window())]
+    window: f64,
+    /// λ of the regularizer λ‖w − w0‖².
+    #[arg(long, allow_negative_numbers = true, default_value_t = defaults().lambda())]
+    lambda: f64,
+    /// Seed of the game order.
+    #[arg(long, default_value_t = defaults().seed())]
+    seed: u64,
+    /// Positions before this ply are not used.
+    #[arg(long, default_value_t = defaults().skip_opening())]
+    skip_opening: usize,
+    /// Positions at this ply and later are not used [default: none, every ply].
+    #[arg(long)]
+    max_plies: Option<usize>,
+    /// Records scored after every epoch (not trained on).
+    #[arg(long, num_args = 1..)]
+    held_out: Vec<PathBuf>,
     /// Compare the ends of each sibling's quiescence line instead of the raw siblings.
     #[arg(long)]
     leaf: bool,
@@ -57,6 +75,16 @@ pub struct RankingArgs {
     /// training; --leaf searches with material).
     #[arg(long, conflicts_with = "leaf")]
     research: bool,
+    /// Train on the games that pass through a test opening's position too.
+    /// By default they are left out and named, as recipes do: `kifulearn
+    /// match` plays from those openings (`fixtures/openings/match.sfen`), and
+    /// a model must not be judged on games it learned from.
+    #[arg(long)]
+    keep_test_openings: bool,
+    /// Threads: games ranked in parallel (the same --jobs gives the same
+    /// model, bit for bit) [default: all cores].
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -66,65 +94,57 @@ enum OptimizerArg {
     Sign,
 }
 
-impl RankingArgs {
-    fn params(&self, shared: &LearnerArgs) -> RankingParams {
-        let mut p = RankingParams::new();
-        if let Some(n) = shared.epochs {
-            p = p.epochs(n);
+impl From<Optimizer> for OptimizerArg {
+    fn from(o: Optimizer) -> Self {
+        match o {
+            Optimizer::AdaGrad => OptimizerArg::Adagrad,
+            Optimizer::Adam => OptimizerArg::Adam,
+            Optimizer::Sign => OptimizerArg::Sign,
         }
-        if let Some(n) = shared.batch_games {
-            p = p.batch_games(n);
-        }
-        if let Some(o) = self.optimizer {
-            p = p.optimizer(match o {
-                OptimizerArg::Adagrad => Optimizer::AdaGrad,
-                OptimizerArg::Adam => Optimizer::Adam,
-                OptimizerArg::Sign => Optimizer::Sign,
-            });
-        }
-        if let Some(r) = shared.rate {
-            p = p.rate(r);
-        }
-        if let Some(w) = self.window {
-            p = p.window(w);
-        }
-        if let Some(l) = self.lambda {
-            p = p.lambda(l);
-        }
-        if let Some(s) = shared.seed {
-            p = p.seed(s);
-        }
-        if let Some(n) = self.skip_opening {
-            p = p.skip_opening(n);
-        }
-        p.max_plies(self.max_plies)
     }
 }
 
-/// Runs `fit --method ranking`: `records` are game records, `features` the set's name.
-pub fn run(
-    records: &[PathBuf],
-    out: &ModelOut,
-    args: &RankingArgs,
-    shared: &LearnerArgs,
-) -> CliResult {
+impl Args {
+    fn params(&self) -> RankingParams {
+        let p = RankingParams::new()
+            .epochs(self.epochs)
+            .batch_games(self.batch_games)
+            .optimizer(match self.optimizer {
+                OptimizerArg::Adagrad => Optimizer::AdaGrad,
+                OptimizerArg::Adam => Optimizer::Adam,
+                OptimizerArg::Sign => Optimizer::Sign,
+            })
+            .window(self.window)
+            .lambda(self.lambda)
+            .seed(self.seed)
+            .skip_opening(self.skip_opening)
+            .max_plies(self.max_plies);
+        match self.rate {
+            Some(r) => p.rate(r),
+            None => p,
+        }
+    }
+}
+
+/// Runs `fit ranking`.
+pub fn run(args: &Args) -> CliResult {
+    let out = &args.out.model_out(&args.records, false)?;
+    let records = &args.records[..];
     let binary = out.binary;
     let features: Features = out.features.parse()?;
-    let mut unchecked = args
-        .params(shared)
-        .leaf_kind(match (args.leaf, args.research) {
-            (_, true) => Leaf::Current,
-            (true, false) => Leaf::Material,
-            (false, false) => Leaf::Sibling,
-        });
-    if let Some(prior) = &args.ranking_prior {
+    let mut unchecked = args.params().leaf_kind(match (args.leaf, args.research) {
+        (_, true) => Leaf::Current,
+        (true, false) => Leaf::Material,
+        (false, false) => Leaf::Sibling,
+    });
+    if let Some(prior) = &args.prior {
         unchecked = unchecked.named_prior(&features, prior, args.anchor_material)?;
     } else if args.anchor_material {
-        return Err("--anchor-material needs --ranking-prior (the values to anchor to)".into());
+        return Err("--anchor-material needs --prior (the values to anchor to)".into());
     }
-    let params = linfa::ParamGuard::check(unchecked)?;
+    let params = unchecked.check()?;
     let pool = crate::cli::thread_pool(args.jobs)?;
-    let games = pool.install(|| training_games(records, shared))?;
+    let games = pool.install(|| training_games(records, args.keep_test_openings))?;
     let held_out = if args.held_out.is_empty() {
         Vec::new()
     } else {
@@ -146,7 +166,7 @@ pub fn run(
     let mut model = fitted.model;
     let last = fitted.epochs.last().copied();
     let mut meta = meta(&params, last, records, binary);
-    if let Some(prior) = &args.ranking_prior {
+    if let Some(prior) = &args.prior {
         meta.push(("prior", toml_string(prior)));
         meta.push(("anchor_material", args.anchor_material.to_string()));
     }

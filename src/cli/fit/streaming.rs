@@ -1,5 +1,5 @@
-//! `kifulearn fit --method streaming`: the Logistello-style learner over
-//! libsvm files, one file (game) at a time (see `docs/streaming.md`).
+//! `kifulearn fit streaming`: the Logistello-style learner over libsvm
+//! files, one file (game) at a time (see `docs/streaming.md`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,56 +9,73 @@ use kifulearn::features::{FeatureSet, Features};
 use kifulearn::libsvm::expand_paths;
 use kifulearn::model::toml_string;
 use kifulearn::train::progress::Epoch;
+use kifulearn::train::streaming::StreamingValidParams;
 use kifulearn::train::{Event, StreamingParams};
 use linfa::ParamGuard;
 
-use super::{LearnerArgs, ModelOut};
+use super::OutArgs;
 use crate::cli::verbosity::{self, summary};
 use crate::cli::CliResult;
 
-/// Options of the streaming learner (defaults: `kifulearn::train::streaming`).
-#[derive(ClapArgs)]
-#[command(next_help_heading = "Streaming learner (--method streaming)")]
-pub struct StreamingArgs {
-    /// Rows of a batch a feature must occur in to be updated [default: 2].
-    #[arg(long)]
-    min_frequency: Option<u32>,
-    /// Largest absolute weight [default: 0.1].
-    #[arg(long)]
-    bound: Option<f32>,
+/// The learner's defaults ([`StreamingParams::default`]), which `--help` shows.
+fn defaults() -> StreamingValidParams {
+    StreamingParams::default().check_unwrap()
 }
 
-impl StreamingArgs {
-    fn params(&self, shared: &LearnerArgs) -> StreamingParams {
-        let mut p = StreamingParams::new().seed(shared.seed);
-        if let Some(v) = shared.rate {
-            p = p.rate(v as f32);
-        }
-        if let Some(v) = self.min_frequency {
-            p = p.min_frequency(v);
-        }
-        if let Some(v) = self.bound {
-            p = p.bound(v);
-        }
-        if let Some(v) = shared.batch_games {
-            p = p.batch_games(v);
-        }
-        if let Some(v) = shared.epochs {
-            p = p.epochs(v);
-        }
-        p
+/// A step size: read as f64 and rounded to f32 once, as the learner takes it.
+fn f32_via_f64(s: &str) -> Result<f32, String> {
+    s.parse::<f64>()
+        .map(|v| v as f32)
+        .map_err(|e| e.to_string())
+}
+
+/// Options of `fit streaming`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// libsvm files, or folders of `*.svm` files (dataset folders).
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
+    #[command(flatten)]
+    out: OutArgs,
+    /// Passes over the data.
+    #[arg(long, default_value_t = defaults().epochs())]
+    epochs: usize,
+    /// Games (files) per update.
+    #[arg(long, default_value_t = defaults().batch_games())]
+    batch_games: usize,
+    /// Step size.
+    #[arg(long, allow_negative_numbers = true, value_parser = f32_via_f64,
+          default_value_t = defaults().rate())]
+    rate: f32,
+    /// Seed of the file order, shuffled every epoch [default: sorted order].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Rows of a batch a feature must occur in to be updated.
+    #[arg(long, default_value_t = defaults().min_frequency())]
+    min_frequency: u32,
+    /// Largest absolute weight.
+    #[arg(long, default_value_t = defaults().bound())]
+    bound: f32,
+}
+
+impl Args {
+    fn params(&self) -> StreamingParams {
+        StreamingParams::new()
+            .seed(self.seed)
+            .rate(self.rate)
+            .min_frequency(self.min_frequency)
+            .bound(self.bound)
+            .batch_games(self.batch_games)
+            .epochs(self.epochs)
     }
 }
 
 /// Trains on `data` and writes the model and its `MODEL.meta.toml`.
-pub fn run(
-    data: &[PathBuf],
-    out: &ModelOut,
-    args: &StreamingArgs,
-    shared: &LearnerArgs,
-) -> CliResult {
-    let (features, binary) = (out.features, out.binary);
-    let params = args.params(shared).check()?;
+pub fn run(args: &Args) -> CliResult {
+    let out = &args.out.model_out(&args.data, true)?;
+    let data = &args.data[..];
+    let (features, binary) = (out.features.as_str(), out.binary);
+    let params = args.params().check()?;
     // Allocate the whole weight table now when the feature set says how large.
     let dimension = if features == "unspecified" {
         0

@@ -1,5 +1,5 @@
-//! `kifulearn fit --method svr` (the default): labelled libsvm rows to an
-//! L2-loss ε-SVR model (liblinear `-s 11`/`-s 12`, `kifulearn::train::svr`).
+//! `kifulearn fit svr`: labelled libsvm rows to an L2-loss ε-SVR model
+//! (liblinear `-s 11`/`-s 12`, `kifulearn::train::svr`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -14,9 +14,30 @@ use kifulearn::model::toml_string;
 use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
 use kifulearn::train::{Event, Solver, SvrParams};
 
-use super::ModelOut;
+use super::OutArgs;
 use crate::cli::verbosity::{summary, trace};
 use crate::cli::CliResult;
+
+/// Options of `fit svr`.
+#[derive(ClapArgs)]
+pub struct Args {
+    /// libsvm files, or folders of `*.svm` files (dataset folders).
+    #[arg(required = true)]
+    data: Vec<PathBuf>,
+    #[command(flatten)]
+    out: OutArgs,
+    /// Where the weights are pulled to instead of 0 (½‖w − w0‖²): `material`
+    /// (the built-in piece values on the `material` part of --features),
+    /// `zero`, or a model file.
+    #[arg(long, default_value = "zero")]
+    prior: String,
+    /// Threads of the reader and the solvers' products (the same --jobs gives
+    /// the same model, bit for bit) [default: all cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    #[command(flatten)]
+    svr: SvrArgs,
+}
 
 /// Options of the SVR (defaults as `liblinear-train -s 11`).
 #[derive(ClapArgs)]
@@ -55,15 +76,12 @@ enum SolverArg {
     Dense,
 }
 
-/// Runs `fit --method svr` on the libsvm files or dataset folders `data`.
-pub fn run(
-    data: &[PathBuf],
-    out: &ModelOut,
-    prior: Option<&str>,
-    jobs: Option<usize>,
-    args: &SvrArgs,
-) -> CliResult {
-    let set = out.features;
+/// Runs `fit svr` on the libsvm files or dataset folders of `all.data`.
+pub fn run(all: &Args) -> CliResult {
+    // Reject bad options before reading gigabytes.
+    let out = &all.out.model_out(&all.data, true)?;
+    let (data, prior, jobs, args) = (&all.data[..], all.prior.as_str(), all.jobs, &all.svr);
+    let set = out.features.as_str();
     let solver = match args.solver {
         SolverArg::Auto => Solver::Auto,
         SolverArg::Primal => Solver::Primal,
@@ -97,7 +115,8 @@ pub fn run(
     // The prior w0 in model units (centipawns / 10000, the default label
     // scale), fitted as a shift of the labels (`train::prior::shift_labels`).
     let w0 = match prior {
-        Some(name) if name != "zero" => {
+        "zero" => None,
+        name => {
             let features: Features = set.parse().map_err(|e| {
                 format!(
                     "--prior {name} needs the rows' feature set (--features or dataset.toml): {e}"
@@ -109,7 +128,6 @@ pub fn run(
                 .collect();
             Some(w0)
         }
-        _ => None,
     };
     let data_dirs = data;
     let files = expand_paths(data)?;
@@ -206,7 +224,7 @@ pub fn run(
             ("iterations", fitted.iterations.to_string()),
             ("objective", format!("{:?}", fitted.objective)),
             ("binary", out.binary.to_string()),
-            ("prior", toml_string(prior.unwrap_or("zero"))),
+            ("prior", toml_string(prior)),
             ("data", format!("[{}]", quoted.join(", "))),
         ],
     )?;

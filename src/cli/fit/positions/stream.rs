@@ -1,4 +1,4 @@
-//! `fit --method positions --chunk N`: the positions learner streamed
+//! `fit positions --chunk N`: the positions learner streamed
 //! (`kifulearn::train::positions_stream`, `docs/positions-learner.md`).
 
 use std::path::PathBuf;
@@ -8,8 +8,8 @@ use kifulearn::train::positions::split_position_paths;
 use kifulearn::train::positions_stream::{PositionFiles, StreamData, StreamParams, DEFAULT_CHUNK};
 use kifulearn::train::progress::{Chunk, Epoch, Event};
 
-use super::super::{LearnerArgs, ModelOut};
-use super::PositionsArgs;
+use super::super::ModelOut;
+use super::Args;
 use crate::cli::{verbosity, CliResult};
 
 /// Position files holding more records than this are streamed unless `--chunk` says otherwise.
@@ -18,7 +18,7 @@ pub const AUTO_STREAM: u64 = 524_288;
 /// The chunk to stream with, or `None` for the in-memory learner: `--chunk`
 /// when given (0: in memory), else [`DEFAULT_CHUNK`] when the position files
 /// among `records` hold more than [`AUTO_STREAM`] records.
-pub fn chunk(records: &[PathBuf], args: &PositionsArgs) -> Result<Option<usize>, String> {
+pub fn chunk(records: &[PathBuf], args: &Args) -> Result<Option<usize>, String> {
     match args.chunk {
         Some(0) => Ok(None),
         Some(n) => Ok(Some(n)),
@@ -34,16 +34,15 @@ pub fn chunk(records: &[PathBuf], args: &PositionsArgs) -> Result<Option<usize>,
 pub fn run(
     records: &[PathBuf],
     out: &ModelOut,
-    prior: Option<&str>,
-    args: &PositionsArgs,
-    shared: &LearnerArgs,
+    prior: &str,
+    args: &Args,
     chunk: usize,
 ) -> CliResult {
     fix_mmap_threshold();
-    let setup = super::Setup::new(out, prior, args, shared)?;
+    let setup = super::Setup::new(out, prior, args)?;
     let (position_files, records) = split_position_paths(records)?;
     let files = PositionFiles::new(&position_files)?;
-    let (games, held_games) = setup.games(&records, args, shared)?;
+    let (games, held_games) = setup.games(&records, args)?;
     let super::Setup {
         features,
         params,
