@@ -736,7 +736,7 @@ fn every_bundled_recipe_runs_one_short_round_from_the_repository_alone() {
         assert_eq!(rows.len(), 1, "{name}");
         let count = |h: &str| rows[0][h].parse::<u64>().unwrap();
         assert!(count("rows") > 0, "{name}: no rows");
-        if recipe.learner.method != "selfplay" {
+        if recipe.learner.method.name() != "selfplay" {
             assert_eq!(count("train_games") + count("heldout_games"), 8, "{name}");
         }
         let games = if matched { "2" } else { "" };

@@ -117,7 +117,8 @@ pub struct ExtractOptions {
 /// Where a sibling's row describes the game: the sibling itself (the
 /// Mecha-Joshi recipe) or the end of its labelling search's principal
 /// variation, the position its label's value is the evaluation of.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum RowsAt {
     /// The position right after the candidate move.
     #[default]

@@ -88,16 +88,17 @@ fn generated_samples(
 /// The recipe's `[learner]` as checked parameters.
 pub fn params(recipe: &Recipe) -> PositionsParams {
     let l = &recipe.learner;
+    let d = PositionsParams::default();
     PositionsParams {
         epochs: l.epochs,
         batch: l.batch,
-        rate: l.rate.unwrap_or(1.0),
+        rate: l.rate.unwrap_or(d.rate),
         final_rate: None,
         lambda: l.result_weight,
         eval_k: l.eval_k,
         mu: l.mu,
         anchor_material: l.anchor_material,
-        seed: 1,
+        seed: d.seed,
     }
 }
 
@@ -144,7 +145,7 @@ pub fn positions_round(
         );
         Leaves::build(features, &Material, &samples)
     };
-    let train_leaves = if l.method == "selfplay" {
+    let train_leaves = if l.method == super::recipe::Method::Selfplay {
         let dir = model_path
             .parent()
             .unwrap_or(Path::new("."))
@@ -185,13 +186,13 @@ pub fn positions_round(
             false,
             &model.features,
             &[
-                ("method", toml_string(&l.method)),
+                ("method", toml_string(l.method.name())),
                 ("teacher", toml_string(&teacher_name)),
                 ("teacher_depth", l.teacher_depth.to_string()),
                 ("result_weight", format!("{:?}", l.result_weight)),
                 ("eval_k", format!("{:?}", l.eval_k)),
                 ("mu", format!("{:?}", l.mu)),
-                ("rate", format!("{:?}", l.rate.unwrap_or(1.0))),
+                ("rate", format!("{:?}", params.rate)),
                 ("epochs", l.epochs.to_string()),
                 ("batch", l.batch.to_string()),
                 ("prior", toml_string(&l.prior)),
@@ -218,17 +219,13 @@ pub fn ranking_round(
     previous: Option<&Path>,
     model_path: &Path,
 ) -> Result<PositionsFigures, PipelineError> {
-    use crate::train::ranking::{Leaf, Optimizer, RankingParams};
+    use crate::train::ranking::RankingParams;
     let l = &recipe.learner;
     let start = Instant::now();
     let mut p = RankingParams::new()
         .epochs(l.epochs)
         .batch_games(l.batch_games)
-        .optimizer(match l.optimizer.as_str() {
-            "adam" => Optimizer::Adam,
-            "sign" => Optimizer::Sign,
-            _ => Optimizer::AdaGrad,
-        })
+        .optimizer(l.optimizer)
         .window(l.window)
         .lambda(l.lambda)
         .skip_opening(l.skip_plies)
@@ -236,11 +233,7 @@ pub fn ranking_round(
             0 => None,
             n => Some(n as usize),
         })
-        .leaf_kind(match l.leaf.as_str() {
-            "material" => Leaf::Material,
-            "current" => Leaf::Current,
-            _ => Leaf::Sibling,
-        });
+        .leaf_kind(l.leaf);
     if let Some(r) = l.rate {
         p = p.rate(r);
     }

@@ -228,13 +228,13 @@ pub fn summary_table(
     let learned = match &f.extract {
         None => "-".to_string(),
         Some(e) => {
-            let (what, verb, depth) = match l.method.as_str() {
+            let (what, verb, depth) = match l.method.name() {
                 "selfplay" => ("self-play positions", "played and scored", l.generate_depth),
                 "positions" => ("positions", "scored", l.teacher_depth),
                 "ranking" => ("positions", "ranked", 0),
                 _ => ("rows", "labelled", recipe.labels.depth),
             };
-            let games = if l.method == "selfplay" {
+            let games = if l.method == super::recipe::Method::Selfplay {
                 String::new()
             } else {
                 format!(" of {} training games", e.train_games)

@@ -31,7 +31,7 @@ use super::steps::{fit_svr, play_material};
 use crate::arena::TestOpenings;
 use crate::engine::agreement::{games_agreement, Agreement};
 use crate::eval::{load_linear, Material};
-use crate::extract::{self, ExtractOptions, GameJob, GameReport, Labelling, RowsAt};
+use crate::extract::{self, ExtractOptions, GameJob, GameReport, Labelling};
 use crate::features::Features;
 use crate::model::{meta_path, Model};
 use crate::record::{self, Game};
@@ -208,11 +208,7 @@ pub fn run_recipe(
             0 => None,
             n => Some(n as usize),
         },
-        rows_at: if recipe.labels.rows_at == "leaf" {
-            RowsAt::Leaf
-        } else {
-            RowsAt::Sibling
-        },
+        rows_at: recipe.labels.rows_at,
         ..ExtractOptions::default()
     };
     fs::create_dir_all(out).map_err(io_at(out))?;
@@ -258,7 +254,7 @@ pub fn run_recipe(
         }
         let model_path = dir.join("model.txt");
 
-        let method = recipe.learner.method.as_str();
+        let method = recipe.learner.method.name();
         if matches!(method, "ranking" | "positions" | "selfplay") {
             // The learners that read the games themselves (`learn.rs`).
             if model_path.exists() && figures.fit.is_some() {
@@ -427,7 +423,7 @@ pub fn run_recipe(
                     .iter()
                     .map(|r| extract::rows_path(&extract_dir, &r.game))
                     .collect();
-                let fit = if recipe.learner.method == "streaming" {
+                let fit = if recipe.learner.method == super::recipe::Method::Streaming {
                     super::steps::fit_streaming(
                         recipe,
                         &features,

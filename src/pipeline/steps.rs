@@ -14,7 +14,7 @@ use crate::eval::{load_linear, EngineModel, Material};
 use crate::features::{FeatureSet, Features};
 use crate::libsvm::read_paths_compact;
 use crate::model::toml_string;
-use crate::train::{Event, Solver, SvrParams};
+use crate::train::{Event, Solver};
 
 /// Plays the round's model against the material engine (`[match]`) at the
 /// recipe's depth, or with `movetime` (milliseconds) on that move time; CSA
@@ -83,28 +83,16 @@ pub(crate) fn fit_svr(
     observer: &Arc<dyn Observer>,
 ) -> Result<FitFigures, PipelineError> {
     let s = &recipe.solver;
-    let solver = match s.name.as_str() {
-        "dual" => Solver::Dual,
-        "dense" => Solver::Dense,
-        "primal" => Solver::Primal,
-        _ => Solver::Auto,
-    };
     let progress = observer.clone();
-    let mut params = SvrParams::new().c(s.c).p(s.p);
-    match (s.tolerance, solver) {
-        (Some(t), _) => params = params.tolerance(t),
-        (None, Solver::Primal | Solver::Auto) => {}
-        (None, _) => params = params.tolerance(super::recipe::DEFAULT_TOLERANCE),
+    let mut params = s.params();
+    if s.tolerance.is_none() && matches!(s.solver, Solver::Dual | Solver::Dense) {
+        params = params.tolerance(super::recipe::DEFAULT_TOLERANCE);
     }
-    let params = params
-        .bias(s.bias)
-        .solver(solver)
-        .max_iterations(s.max_iterations)
-        .observer(Arc::new(move |e: &Event<'_>| {
-            if let Event::Iteration(p) = e {
-                progress.fit_iteration(p)
-            }
-        }));
+    let params = params.observer(Arc::new(move |e: &Event<'_>| {
+        if let Event::Iteration(p) = e {
+            progress.fit_iteration(p)
+        }
+    }));
     let checked = linfa::ParamGuard::check(params).map_err(other)?;
     let checked_tolerance = checked.tolerance();
     let start = Instant::now();

@@ -208,6 +208,10 @@ fn logistic(x: f64) -> f64 {
 /// its quiescence (`--teacher-depth`'s default).
 pub const DEFAULT_TEACHER_DEPTH: u32 = 2;
 
+/// Positions before this ply of a game record are not used
+/// (`--skip-plies`'s default, a recipe's `skip_plies`).
+pub const DEFAULT_SKIP_PLIES: usize = 16;
+
 /// Hyper-parameters (see the module table).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PositionsParams {

@@ -82,8 +82,10 @@ pub struct RankingValidParams {
     leaf: Leaf,
 }
 
-/// Which position of each sibling is compared.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Which position of each sibling is compared (a recipe's `[learner] leaf`:
+/// the lowercase name).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Leaf {
     /// The raw sibling (the position right after the move).
     #[default]

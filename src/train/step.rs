@@ -22,8 +22,10 @@ use rayon::prelude::*;
 /// Coordinates updated together by one task.
 pub const BLOCK: usize = 1 << 15;
 
-/// The step rule applied to each coordinate's gradient `g`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The step rule applied to each coordinate's gradient `g` (`fit ranking
+/// --optimizer`, a recipe's `[learner] optimizer`: the lowercase name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Optimizer {
     /// `G += g²; w −= rate · g / (√G + ε)` (Duchi et al. 2011), per coordinate.
     AdaGrad,

@@ -68,8 +68,12 @@ impl Records for CompactDataset {
     }
 }
 
-/// Which optimizer minimises the objective.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which optimizer minimises the objective (`fit svr --solver`, a recipe's
+/// `[solver] name`: the lowercase variant name).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize, serde::Serialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Solver {
     /// Dual coordinate descent with the duality-gap stop, handing over to
     /// Newton's method on the primal (from the dual's weights) when it stalls
@@ -195,6 +199,72 @@ impl SvrValidParams {
             fitted.model.w = columns.widen(&fitted.model.w);
         }
         Ok(fitted)
+    }
+}
+
+/// The SVR's options as `kifulearn fit svr` takes them (flags) and as a
+/// recipe's `[solver]` table does (keys): one struct, so each default is
+/// written once ([`SvrOptions::default`]: [`SvrParams`]'s, with the `auto`
+/// solver). The recipe's keys `name` and `max_iterations` are the flags
+/// `--solver` and `--max-iter`. A recipe without `tolerance` stops its dual
+/// and dense solvers at `pipeline::recipe::DEFAULT_TOLERANCE`.
+#[derive(Clone, Debug, PartialEq, clap::Args, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SvrOptions {
+    /// Optimizer: auto (dual coordinate descent, handing over to Newton on the
+    /// primal when its projected gradient stops halving), dual, primal
+    /// (Newton), or dense (linfa-linear on a dense copy); docs/svr.md.
+    #[arg(long, value_enum, hide_possible_values = true, default_value_t = SvrOptions::default().solver)]
+    #[serde(rename = "name")]
+    pub solver: Solver,
+    /// Cost C.
+    #[arg(short = 'c', allow_negative_numbers = true, default_value_t = SvrOptions::default().c)]
+    pub c: f64,
+    /// Tube width p (epsilon of the loss).
+    #[arg(short = 'p', allow_negative_numbers = true, default_value_t = SvrOptions::default().p)]
+    pub p: f64,
+    /// Stopping tolerance, liblinear's rules: primal |g| <= e |g(0)|, dual the
+    /// projected-gradient sum <= e x the first epoch's. Unset, both stop on a
+    /// certified gap, the objective within 0.05% of the optimum (primal
+    /// |g|^2/2 <= 0.0005 f, dual the duality gap <= 0.0005 f; docs/svr.md)
+    /// [default: the 0.05% rule].
+    #[arg(short = 'e', allow_negative_numbers = true)]
+    pub tolerance: Option<f64>,
+    /// Bias feature value (negative: no bias).
+    #[arg(short = 'B', allow_negative_numbers = true, default_value_t = SvrOptions::default().bias)]
+    pub bias: f64,
+    /// Maximum iterations (Newton steps or epochs).
+    #[arg(long = "max-iter", value_name = "MAX_ITER", default_value_t = SvrOptions::default().max_iterations)]
+    pub max_iterations: usize,
+}
+
+impl Default for SvrOptions {
+    fn default() -> Self {
+        let p = &SvrParams::default().0;
+        SvrOptions {
+            solver: Solver::Auto,
+            c: p.c,
+            p: p.p,
+            tolerance: p.tolerance,
+            bias: p.bias,
+            max_iterations: p.max_iterations,
+        }
+    }
+}
+
+impl SvrOptions {
+    /// The unchecked parameters these options set (no observer).
+    pub fn params(&self) -> SvrParams {
+        let p = SvrParams::new()
+            .c(self.c)
+            .p(self.p)
+            .bias(self.bias)
+            .solver(self.solver)
+            .max_iterations(self.max_iterations);
+        match self.tolerance {
+            Some(t) => p.tolerance(t),
+            None => p,
+        }
     }
 }
 

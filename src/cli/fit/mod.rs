@@ -314,6 +314,261 @@ pub fn run(args: Args) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kifulearn::pipeline::recipe::{Learner as LearnerTable, Recipe};
+    use kifulearn::train::SvrOptions;
+    use std::collections::BTreeMap;
+
+    /// The serde field names of `T` (the keys a recipe table takes), read
+    /// from the parser's message for a key that is none of them.
+    fn keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
+        let err = toml::from_str::<T>("no_such_key = 0")
+            .err()
+            .unwrap()
+            .to_string();
+        let list = err
+            .split("expected one of ")
+            .nth(1)
+            .expect("a list of fields");
+        list.lines()
+            .next()
+            .unwrap()
+            .split(", ")
+            .map(|k| k.trim_matches('`').to_string())
+            .collect()
+    }
+
+    /// A recipe table's defaults, as TOML text per key ("none" when unset).
+    fn table_defaults<T: serde::Serialize>(table: &T) -> BTreeMap<String, String> {
+        let value = toml::Value::try_from(table).unwrap();
+        let table = value.as_table().unwrap();
+        table
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_string().trim_matches('"').to_string()))
+            .collect()
+    }
+
+    /// The flags of `fit LEARNER` with their defaults as `--help` shows them:
+    /// "false" for a switch, "none" for an option without one.
+    fn flags(learner: &str) -> BTreeMap<String, String> {
+        // Built, so a switch has its default ("false") and `--help` is there.
+        let mut fit = Args::augment_args(clap::Command::new("fit"));
+        fit.build();
+        let sub = fit.find_subcommand(learner).expect("a learner");
+        sub.get_arguments()
+            .filter(|a| !a.is_positional())
+            .map(|a| {
+                let name = match (a.get_long(), a.get_short()) {
+                    (Some(long), _) => format!("--{long}"),
+                    (None, Some(short)) => format!("-{short}"),
+                    _ => unreachable!(),
+                };
+                let default = a.get_default_values();
+                let default = match default.first() {
+                    Some(d) => d.to_string_lossy().into_owned(),
+                    None => "none".to_string(),
+                };
+                (name, default)
+            })
+            .collect()
+    }
+
+    /// Two defaults as the same value: numbers compared as numbers.
+    fn same(a: &str, b: &str) -> bool {
+        match (a.parse::<f64>(), b.parse::<f64>()) {
+            (Ok(x), Ok(y)) => x == y,
+            _ => a == b,
+        }
+    }
+
+    /// The options every learner takes, and clap's own.
+    const SHARED: &[&str] = &[
+        "--out",
+        "--binary",
+        "--features",
+        "--monotone-hand",
+        "--help",
+    ];
+
+    /// Every recipe key of `[solver]` and `[learner]` and every flag of every
+    /// `fit` learner, walked against each other: a key and a flag of one
+    /// parameter have one default, or the difference is listed here with
+    /// both values (so a new one, or a changed value, fails until it is
+    /// listed and explained); a key with no flag or a flag with no key is
+    /// listed as such.
+    #[test]
+    fn every_recipe_key_and_fit_flag_has_one_default() {
+        // `[solver]` is `fit svr`'s option struct itself: every key is a flag
+        // with the same default, and every SVR flag a key.
+        let svr = flags("svr");
+        let solver = table_defaults(&SvrOptions::default());
+        let svr_flag = |key: &str| match key {
+            "name" => "--solver".to_string(),
+            "max_iterations" => "--max-iter".to_string(),
+            "c" | "p" => format!("-{key}"),
+            "tolerance" => "-e".to_string(),
+            "bias" => "-B".to_string(),
+            other => panic!("[solver] {other}: no flag of fit svr"),
+        };
+        let solver_keys = keys::<SvrOptions>();
+        assert_eq!(solver_keys.len(), 6, "{solver_keys:?}");
+        for key in &solver_keys {
+            let flag = svr_flag(key);
+            let want = solver.get(key).map_or("none", String::as_str);
+            let got = svr
+                .get(&flag)
+                .unwrap_or_else(|| panic!("fit svr has no {flag}"));
+            assert!(
+                same(want, got),
+                "[solver] {key} = {want} but fit svr {flag} {got}"
+            );
+        }
+        for flag in svr.keys() {
+            let svr_own = ["--prior", "--jobs"];
+            assert!(
+                SHARED.contains(&flag.as_str())
+                    || svr_own.contains(&flag.as_str())
+                    || solver_keys.iter().any(|k| &svr_flag(k) == flag),
+                "fit svr {flag}: no [solver] key and not listed"
+            );
+        }
+
+        // `[learner]`: one flat table for every learner. Each link is (key,
+        // learner, flag, the key's default, the flag's default); `None`
+        // where the two are the same value. A flag's switch is the key's
+        // boolean (`learn-material`: its negation; `--leaf`: `leaf` other
+        // than `sibling`).
+        type Link = (
+            &'static str,
+            &'static str,
+            &'static str,
+            Option<(&'static str, &'static str)>,
+        );
+        const LINKS: &[Link] = &[
+            ("teacher_depth", "positions", "--teacher-depth", None),
+            ("result_weight", "positions", "--result-weight", None),
+            ("eval_k", "positions", "--eval-k", None),
+            ("mu", "positions", "--mu", None),
+            // Unset: the learner's own step.
+            ("rate", "ranking", "--rate", None),
+            ("rate", "streaming", "--rate", Some(("none", "0.005"))),
+            ("rate", "positions", "--rate", Some(("none", "1"))),
+            // Recipes train every learner 10 epochs, ranking's default.
+            ("epochs", "ranking", "--epochs", None),
+            ("epochs", "streaming", "--epochs", Some(("10", "1"))),
+            ("epochs", "positions", "--epochs", Some(("10", "30"))),
+            ("batch", "positions", "--batch", None),
+            ("skip_plies", "positions", "--skip-plies", None),
+            // Recipes skip the opening plies for ranking as for positions.
+            ("skip_plies", "ranking", "--skip-opening", Some(("16", "0"))),
+            ("prior", "positions", "--prior", None),
+            // Recipes start ranking from material; `fit ranking` from zero.
+            ("prior", "ranking", "--prior", Some(("material", "none"))),
+            (
+                "anchor_material",
+                "positions",
+                "--learn-material",
+                Some(("true", "false")),
+            ),
+            (
+                "anchor_material",
+                "ranking",
+                "--anchor-material",
+                Some(("true", "false")),
+            ),
+            ("teacher", "positions", "--teacher", None),
+            ("leaf", "ranking", "--leaf", Some(("sibling", "false"))),
+            ("optimizer", "ranking", "--optimizer", None),
+            ("window", "ranking", "--window", None),
+            ("lambda", "ranking", "--lambda", None),
+            ("batch_games", "ranking", "--batch-games", None),
+            // Recipes batch 8 games for streaming too, ranking's default.
+            (
+                "batch_games",
+                "streaming",
+                "--batch-games",
+                Some(("8", "4")),
+            ),
+        ];
+        // Keys with no `fit` flag: the learner itself, and self-play's
+        // generation (`kifulearn generate`'s options).
+        const RECIPE_ONLY: &[&str] = &[
+            "method",
+            "generate_positions",
+            "generate_depth",
+            "learn_rounds",
+            "generate_openings",
+        ];
+        // Flags with no `[learner]` key: threads, held-out records, the test
+        // openings (recipes always leave them out), seeds (recipes use the
+        // learners' defaults), ranking's last ply (`[labels] max_plies`),
+        // `--research` (`leaf = "current"`), the streaming learner's weight
+        // bounds, and the streamed positions learner's memory.
+        const FLAG_ONLY: &[(&str, &str)] = &[
+            ("ranking", "--jobs"),
+            ("ranking", "--held-out"),
+            ("ranking", "--keep-test-openings"),
+            ("ranking", "--seed"),
+            ("ranking", "--max-plies"),
+            ("ranking", "--research"),
+            ("streaming", "--seed"),
+            ("streaming", "--min-frequency"),
+            ("streaming", "--bound"),
+            ("positions", "--threads"),
+            ("positions", "--held-out-records"),
+            ("positions", "--keep-test-openings"),
+            ("positions", "--seed"),
+            ("positions", "--chunk"),
+            ("positions", "--no-leaf-cache"),
+        ];
+        let learner_keys = keys::<LearnerTable>();
+        let recipe = Recipe::parse(
+            "[inputs]\npaths = [\"g\"]\n",
+            std::path::Path::new("r.toml"),
+        )
+        .unwrap();
+        let defaults = table_defaults(&recipe.learner);
+        for key in &learner_keys {
+            let links: Vec<&Link> = LINKS.iter().filter(|l| l.0 == key).collect();
+            assert!(
+                !links.is_empty() || RECIPE_ONLY.contains(&key.as_str()),
+                "[learner] {key}: no fit flag and not listed as recipe-only"
+            );
+            for (_, learner, flag, differs) in links {
+                let want = defaults.get(key.as_str()).map_or("none", String::as_str);
+                let got = flags(learner);
+                let got = got
+                    .get(*flag)
+                    .unwrap_or_else(|| panic!("fit {learner} has no {flag}"));
+                match differs {
+                    None => assert!(
+                        same(want, got),
+                        "[learner] {key} = {want} but fit {learner} {flag} {got}: one default, or list the difference"
+                    ),
+                    Some((key_default, flag_default)) => assert!(
+                        same(want, key_default) && same(got, flag_default),
+                        "[learner] {key} = {want}, fit {learner} {flag} {got}: the listed difference is {key_default} against {flag_default}"
+                    ),
+                }
+            }
+        }
+        for key in RECIPE_ONLY {
+            assert!(
+                learner_keys.iter().any(|k| k == key),
+                "{key} is no [learner] key"
+            );
+        }
+        for learner in ["ranking", "streaming", "positions"] {
+            for flag in flags(learner).keys() {
+                let linked = LINKS.iter().any(|l| l.1 == learner && l.2 == flag);
+                let listed = FLAG_ONLY.contains(&(learner, flag.as_str()));
+                assert!(
+                    SHARED.contains(&flag.as_str()) || linked || listed,
+                    "fit {learner} {flag}: no [learner] key and not listed as a flag only"
+                );
+                assert!(!(linked && listed), "fit {learner} {flag} is listed twice");
+            }
+        }
+    }
 
     fn rewritten(line: &str) -> String {
         let args = line.split(' ').map(OsString::from).collect();

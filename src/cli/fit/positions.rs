@@ -12,7 +12,7 @@ use kifulearn::model::toml_string;
 use kifulearn::record::{read_games, Game};
 use kifulearn::train::positions::{
     named_prior, samples_from_games, samples_from_position_files, split_position_paths,
-    EpochReport, Leaves, PositionsParams, DEFAULT_TEACHER_DEPTH,
+    EpochReport, Leaves, PositionsParams, DEFAULT_SKIP_PLIES, DEFAULT_TEACHER_DEPTH,
 };
 use kifulearn::train::progress::{Epoch, Event};
 
@@ -21,9 +21,6 @@ use crate::cli::verbosity;
 use crate::cli::CliResult;
 
 mod stream;
-
-/// Positions before this ply are not used, unless `--skip-plies` says otherwise.
-const DEFAULT_SKIP_PLIES: usize = 16;
 
 /// Options of `fit positions`.
 #[derive(ClapArgs)]

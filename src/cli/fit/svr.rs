@@ -6,13 +6,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
-use clap::{Args as ClapArgs, ValueEnum};
+use clap::Args as ClapArgs;
 use kifulearn::features::Features;
 use kifulearn::libsvm::dataset::{self, DatasetInfo};
 use kifulearn::libsvm::{expand_paths, read_paths_compact, Values};
 use kifulearn::model::toml_string;
 use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
-use kifulearn::train::{Event, Solver, SvrParams};
+use kifulearn::train::{Event, Solver, SvrOptions};
 
 use super::OutArgs;
 use crate::cli::verbosity::{summary, trace};
@@ -35,45 +35,9 @@ pub struct Args {
     /// the same model, bit for bit) [default: all cores].
     #[arg(long)]
     jobs: Option<usize>,
+    /// The SVR's options, also a recipe's `[solver]` table.
     #[command(flatten)]
-    svr: SvrArgs,
-}
-
-/// Options of the SVR (defaults as `liblinear-train -s 11`).
-#[derive(ClapArgs)]
-pub struct SvrArgs {
-    /// Optimizer: auto (dual coordinate descent, handing over to Newton on the
-    /// primal when its projected gradient stops halving), dual, primal
-    /// (Newton), or dense (linfa-linear on a dense copy); docs/svr.md.
-    #[arg(long, value_enum, default_value_t = SolverArg::Auto)]
-    solver: SolverArg,
-    /// Cost C.
-    #[arg(short = 'c', default_value_t = 1.0, allow_negative_numbers = true)]
-    c: f64,
-    /// Tube width p (epsilon of the loss).
-    #[arg(short = 'p', default_value_t = 0.1, allow_negative_numbers = true)]
-    p: f64,
-    /// Stopping tolerance, liblinear's rules: primal |g| <= e |g(0)|, dual the
-    /// projected-gradient sum <= e x the first epoch's. Unset, both stop on a
-    /// certified gap, the objective within 0.05% of the optimum (primal
-    /// |g|^2/2 <= 0.0005 f, dual the duality gap <= 0.0005 f; docs/svr.md)
-    /// [default: the 0.05% rule].
-    #[arg(short = 'e', allow_negative_numbers = true)]
-    tolerance: Option<f64>,
-    /// Bias feature value (negative: no bias).
-    #[arg(short = 'B', default_value_t = -1.0, allow_negative_numbers = true)]
-    bias: f64,
-    /// Maximum iterations (Newton steps or epochs).
-    #[arg(long, default_value_t = 1000)]
-    max_iter: usize,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum SolverArg {
-    Auto,
-    Primal,
-    Dual,
-    Dense,
+    svr: SvrOptions,
 }
 
 /// Runs `fit svr` on the libsvm files or dataset folders of `all.data`.
@@ -82,35 +46,21 @@ pub fn run(all: &Args) -> CliResult {
     let out = &all.out.model_out(&all.data, true)?;
     let (data, prior, jobs, args) = (&all.data[..], all.prior.as_str(), all.jobs, &all.svr);
     let set = out.features.as_str();
-    let solver = match args.solver {
-        SolverArg::Auto => Solver::Auto,
-        SolverArg::Primal => Solver::Primal,
-        SolverArg::Dual => Solver::Dual,
-        SolverArg::Dense => Solver::Dense,
-    };
-    let mut params = SvrParams::new()
-        .c(args.c)
-        .p(args.p)
-        .bias(args.bias)
-        .solver(solver)
-        .max_iterations(args.max_iter)
-        .observer(Arc::new(|e: &Event<'_>| {
-            let Event::Iteration(p) = e else {
-                return;
-            };
-            let gap = p.gap.map(|g| format!("  gap {g:.3e}")).unwrap_or_default();
-            trace!(
-                "{} iter {:4}  objective {:.6e}  |g| {:.3e}{gap}  {:.2}s",
-                p.solver,
-                p.iteration,
-                p.objective,
-                p.gradient_norm,
-                p.seconds
-            )
-        }));
-    if let Some(e) = args.tolerance {
-        params = params.tolerance(e);
-    }
+    let solver = args.solver;
+    let params = args.params().observer(Arc::new(|e: &Event<'_>| {
+        let Event::Iteration(p) = e else {
+            return;
+        };
+        let gap = p.gap.map(|g| format!("  gap {g:.3e}")).unwrap_or_default();
+        trace!(
+            "{} iter {:4}  objective {:.6e}  |g| {:.3e}{gap}  {:.2}s",
+            p.solver,
+            p.iteration,
+            p.objective,
+            p.gradient_norm,
+            p.seconds
+        )
+    }));
     let checked = linfa::ParamGuard::check_ref(&params)?.clone();
     // The prior w0 in model units (centipawns / 10000, the default label
     // scale), fitted as a shift of the labels (`train::prior::shift_labels`).
