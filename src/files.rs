@@ -1,6 +1,7 @@
 //! Small file helpers every room may use, kept below them all so no two rooms
 //! import each other for them (`libsvm` and `model` did): the limit on a
-//! declared feature count, atomic writes and TOML strings. `model` re-exports
+//! declared feature count, atomic writes (the one helper: [`write_atomic`],
+//! [`write_atomic_with`]) and TOML strings. `model` re-exports
 //! them under their old paths.
 
 use std::fmt::Write as _;
@@ -14,14 +15,35 @@ use std::path::{Path, PathBuf};
 /// damaged file, not a model.
 pub const MAX_FEATURES: usize = 1 << 27;
 
+/// `PATH.tmp`: where a file is written before it is renamed to `path`.
+pub fn tmp_path(path: &Path) -> PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    PathBuf::from(tmp)
+}
+
 /// Writes `bytes` to `path` through `PATH.tmp` and a rename, so a reader (or a
 /// rerun after a kill) sees the whole file or none.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
+    let tmp = tmp_path(path);
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)
+}
+
+/// [`write_atomic`] for contents written piece by piece: `body` writes them
+/// to a buffered `PATH.tmp`, which is flushed and renamed to `path` when it
+/// succeeds (and left behind, never renamed, when it fails).
+pub fn write_atomic_with<E: From<io::Error>>(
+    path: &Path,
+    body: impl FnOnce(&mut dyn io::Write) -> Result<(), E>,
+) -> Result<(), E> {
+    let tmp = tmp_path(path);
+    let mut writer = io::BufWriter::new(std::fs::File::create(&tmp)?);
+    body(&mut writer)?;
+    io::Write::flush(&mut writer)?;
+    drop(writer);
+    std::fs::rename(&tmp, path)?;
+    Ok(())
 }
 
 /// A TOML basic string.

@@ -16,6 +16,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use super::{GameOutcome, MatchConfig, MatchReport};
+use crate::files::write_atomic;
 use crate::record::csa_writer::to_csa;
 use crate::shogi::Color;
 
@@ -87,7 +88,7 @@ impl MatchFiles {
             },
         ];
         let text = to_csa(&g.to_record(&self.a_name, &self.b_name), &notes);
-        write_renamed(&Self::game_path(&self.dir, g.game), text.as_bytes())?;
+        write_atomic(&Self::game_path(&self.dir, g.game), text.as_bytes())?;
         self.results.write_record([
             g.game.to_string(),
             g.opening_line.to_string(),
@@ -119,7 +120,7 @@ impl MatchFiles {
             .map_err(|e| e.into_error())?
             .sync_all()?;
         fs::rename(dir.join("results.csv.tmp"), dir.join("results.csv"))?;
-        write_renamed(&dir.join("summary.txt"), summary.as_bytes())
+        write_atomic(&dir.join("summary.txt"), summary.as_bytes())
     }
 }
 
@@ -197,11 +198,4 @@ fn color_name(c: Color) -> &'static str {
     } else {
         "white"
     }
-}
-
-fn write_renamed(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    fs::write(&tmp, bytes)?;
-    fs::rename(&tmp, path)
 }

@@ -1,7 +1,7 @@
 //! `kifulearn evaluate --model MODEL [--depth D] [--csv FILE] GAMES...`: move agreement
 //! (D: plies searched below each sibling; none: static evaluation).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kifulearn::engine::agreement::{games_agreement, Agreement};
@@ -74,10 +74,9 @@ fn table(name: &str, a: &Agreement) -> String {
 }
 
 /// Written under a temporary name and renamed, so an interrupted run leaves no half file.
-fn write_csv(path: &PathBuf, name: &str, a: &Agreement) -> Result<(), Box<dyn std::error::Error>> {
-    let tmp = path.with_extension("csv.tmp");
-    {
-        let mut w = csv::Writer::from_path(&tmp)?;
+fn write_csv(path: &Path, name: &str, a: &Agreement) -> Result<(), Box<dyn std::error::Error>> {
+    kifulearn::files::write_atomic_with(path, |out| {
+        let mut w = csv::Writer::from_writer(out);
         w.write_record(["evaluator", "phase", "positions", "top1", "top3", "top5"])?;
         for (phase, tally) in a.rows() {
             let [t1, t3, t5] = tally.rates();
@@ -91,7 +90,6 @@ fn write_csv(path: &PathBuf, name: &str, a: &Agreement) -> Result<(), Box<dyn st
             ])?;
         }
         w.flush()?;
-    }
-    std::fs::rename(&tmp, path)?;
-    Ok(())
+        Ok(())
+    })
 }

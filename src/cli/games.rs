@@ -5,10 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use indicatif::ProgressBar;
+use kifulearn::files::write_atomic_with;
 use kifulearn::record::{find_record_files, read_file, FileGames};
 use rayon::prelude::*;
 
-use super::{write_atomically, CliResult};
+use super::CliResult;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -78,10 +79,10 @@ pub fn run(args: Args) -> CliResult {
         }
     }
     if let Some(path) = &args.csv {
-        write_atomically(path, |w| write_csv(&read, w))?;
+        write_atomic_with(path, |w| write_csv(&read, w))?;
     }
     if let Some(path) = &args.usi {
-        write_atomically(path, |w| {
+        write_atomic_with(path, |w| -> std::io::Result<()> {
             for game in read.iter().flat_map(|f| f.games.iter().flatten()) {
                 writeln!(w, "{}", game.to_usi())?;
             }

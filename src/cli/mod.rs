@@ -163,7 +163,9 @@ fn thread_pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::er
 }
 
 /// A file written under `PATH.tmp` and renamed to `PATH` by [`AtomicFile::commit`],
-/// so an interrupted run leaves either the complete file or none.
+/// so an interrupted run leaves either the complete file or none: for a file
+/// kept open while other work goes on (`positions --sfen/--convert`); one
+/// written at once goes through [`kifulearn::files::write_atomic_with`].
 pub(crate) struct AtomicFile {
     path: PathBuf,
     tmp: PathBuf,
@@ -172,9 +174,7 @@ pub(crate) struct AtomicFile {
 
 impl AtomicFile {
     pub(crate) fn create(path: &Path) -> Result<Self, Box<dyn std::error::Error>> {
-        let mut tmp_name = path.as_os_str().to_owned();
-        tmp_name.push(".tmp");
-        let tmp = PathBuf::from(tmp_name);
+        let tmp = kifulearn::files::tmp_path(path);
         let file = std::fs::File::create(&tmp)
             .map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
         Ok(Self {
@@ -200,14 +200,4 @@ impl AtomicFile {
         })?;
         Ok(())
     }
-}
-
-/// Writes `path` through an [`AtomicFile`].
-pub(crate) fn write_atomically(
-    path: &Path,
-    body: impl FnOnce(&mut dyn Write) -> Result<(), Box<dyn std::error::Error>>,
-) -> Result<(), Box<dyn std::error::Error>> {
-    let mut file = AtomicFile::create(path)?;
-    body(file.writer())?;
-    file.commit()
 }

@@ -1,6 +1,5 @@
 //! `kifulearn predict`: a model and libsvm data to predictions (like liblinear-predict).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,10 +35,7 @@ pub fn run(args: Args) -> CliResult {
         text.push_str(&format_g17(v));
         text.push('\n');
     }
-    let mut tmp = args.out.clone().into_os_string();
-    tmp.push(".tmp");
-    std::fs::File::create(&tmp)?.write_all(text.as_bytes())?;
-    std::fs::rename(&tmp, &args.out)?;
+    kifulearn::files::write_atomic(&args.out, text.as_bytes())?;
     let (mse, r2) = regression_scores(
         pred.as_slice().unwrap_or(&[]),
         data.y.as_slice().unwrap_or(&[]),

@@ -37,10 +37,7 @@ fn io_error(path: &Path, e: std::io::Error) -> GenerateError {
 }
 
 pub(crate) fn write_renamed(path: &Path, bytes: &[u8]) -> Result<(), GenerateError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    fs::write(&tmp, bytes).map_err(|e| io_error(path, e))?;
-    fs::rename(&tmp, path).map_err(|e| io_error(path, e))
+    crate::files::write_atomic(path, bytes).map_err(|e| io_error(path, e))
 }
 
 /// What a previous run left: complete chunks `0..chunks`, their positions

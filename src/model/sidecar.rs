@@ -97,12 +97,7 @@ fn meta_text(features: &str, options: &[(&str, String)]) -> String {
     s
 }
 
-/// `PATH.tmp`.
-pub(super) fn tmp_path(path: &Path) -> PathBuf {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    PathBuf::from(tmp)
-}
+pub(super) use crate::files::tmp_path;
 
 /// Finishes a [`Model::save_with_meta`] that stopped between its two renames.
 ///
