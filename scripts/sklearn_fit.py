@@ -30,58 +30,15 @@ Prints one `sklearn ...` summary line on stdout.
 """
 
 import argparse
-import glob
 import os
 import sys
 import time
-import tomllib
 
 import numpy as np
 
 
-def dataset_files(paths):
-    """The libsvm files of each path and the dataset.toml keys found (if any)."""
-    files, meta = [], {}
-    for p in paths:
-        if os.path.isdir(p):
-            rows = os.path.join(p, "rows")
-            folder = rows if os.path.isdir(rows) else p
-            found = sorted(glob.glob(os.path.join(folder, "*.svm")))
-            if not found:
-                sys.exit(f"{p}: no *.svm files (looked in {folder})")
-            files += found
-            toml = os.path.join(p, "dataset.toml")
-            if os.path.exists(toml):
-                with open(toml, "rb") as f:
-                    try:
-                        m = tomllib.load(f)
-                    except tomllib.TOMLDecodeError as e:
-                        sys.exit(f"{toml}: {e}")
-                for key in ("dimension", "features"):
-                    if key in m:
-                        if key in meta and meta[key] != m[key]:
-                            sys.exit(f"{toml}: {key} = {m[key]!r} differs from "
-                                     f"another dataset's {meta[key]!r}")
-                        meta[key] = m[key]
-        elif os.path.isfile(p):
-            files.append(p)
-        else:
-            sys.exit(f"{p}: no such file or folder")
-    return files, meta
-
-
-def toml_string(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def write_model(path, w, nr_feature):
-    """liblinear's text model, the bytes `kifulearn fit` writes."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(f"solver_type L2R_L2LOSS_SVR\nnr_class 2\nnr_feature {nr_feature}\nbias -1\nw\n")
-        for j in range(nr_feature):
-            f.write("%.17g \n" % (float(w[j]) + 0.0))  # + 0.0: no "-0"
-    os.replace(tmp, path)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from liblinear_io import dataset_files, toml_string, write_model  # noqa: E402
 
 
 def main():
