@@ -8,6 +8,8 @@ import os
 import sys
 import tomllib
 
+import numpy as np
+
 
 def dataset_files(paths):
     """The libsvm files of each path (a dataset folder's `rows/*.svm`, a
@@ -54,3 +56,21 @@ def write_model(path, w, nr_feature):
             v = float(w[j]) if j < len(w) else 0.0
             f.write("%.17g \n" % (v + 0.0))  # + 0.0: no "-0"
     os.replace(tmp, path)
+
+
+def write_fitted(path, used, w_used, features, fields, files):
+    """The model whose weights are `w_used` at the 0-based columns `used`
+    (ascending), and its MODEL.meta.toml: `features`, then `fields` (pairs of
+    key and TOML value text, in order), then what every sidecar ends with."""
+    nr_feature = int(used[-1]) + 1  # the largest index, as liblinear writes it
+    w = np.zeros(nr_feature)
+    w[used] = w_used
+    write_model(path, w, nr_feature)
+    data = ", ".join(toml_string(f) for f in files)
+    lines = [f"features = {toml_string(features)}"]
+    lines += [f"{key} = {value}" for key, value in fields]
+    lines += ["binary = false", "monotone_hand = false", f"data = [{data}]"]
+    tmp = path + ".meta.toml.tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(tmp, path + ".meta.toml")

@@ -38,7 +38,7 @@ import numpy as np
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from liblinear_io import dataset_files, toml_string, write_model  # noqa: E402
+from liblinear_io import dataset_files, write_fitted  # noqa: E402
 
 
 def main():
@@ -92,19 +92,12 @@ def main():
     objective = 0.5 * float((w_used * w_used).sum()) + args.c * sse
     r2 = 1.0 - sse / float(((y - y.mean()) ** 2).sum())
 
-    nr_feature = int(used[-1]) + 1
-    w = np.zeros(nr_feature)
-    w[used] = w_used
-    write_model(args.out, w, nr_feature)
-    data = ", ".join(toml_string(f) for f in files)
-    with open(args.out + ".meta.toml.tmp", "w") as f:
-        f.write(f"features = {toml_string(features)}\n"
-                f"solver = \"scikit-learn Ridge sparse_cg\"\n"
-                f"c = {args.c!r}\np = 0.0\nbias = -1.0\nprior = \"zero\"\n"
-                f"alpha = {alpha!r}\nrows = {X.shape[0]}\n"
-                f"tolerance = {args.tol!r}\nobjective = {objective!r}\n"
-                f"binary = false\nmonotone_hand = false\ndata = [{data}]\n")
-    os.replace(args.out + ".meta.toml.tmp", args.out + ".meta.toml")
+    write_fitted(args.out, used, w_used, features, [
+        ("solver", '"scikit-learn Ridge sparse_cg"'), ("c", repr(args.c)),
+        ("p", "0.0"), ("bias", "-1.0"), ("prior", '"zero"'), ("alpha", repr(alpha)),
+        ("rows", str(X.shape[0])), ("tolerance", repr(args.tol)),
+        ("objective", repr(objective)),
+    ], files)
     if args.predictions:
         with open(args.predictions, "w") as f:
             f.writelines("%.17g\n" % v for v in pred)

@@ -41,7 +41,7 @@ import numpy as np
 
 # The shared reader and model writer live one folder up.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from liblinear_io import dataset_files, toml_string, write_model  # noqa: E402
+from liblinear_io import dataset_files, toml_string, write_fitted  # noqa: E402
 
 
 def main():
@@ -131,21 +131,13 @@ def main():
     objective = 0.5 * float((w_used * w_used).sum()) + args.c * sse
     r2 = summary.r2
     spark.stop()
-    # nr_feature as liblinear and `kifulearn fit` write it: the largest index.
-    nr_feature = int(used[-1]) + 1
-    w = np.zeros(nr_feature)
-    w[used] = w_used
-    write_model(args.out, w, nr_feature)
-    data = ", ".join(toml_string(f) for f in files)
-    with open(args.out + ".meta.toml.tmp", "w") as f:
-        f.write(f"features = {toml_string(features)}\n"
-                f"solver = \"spark LinearRegression l-bfgs\"\n"
-                f"c = {args.c!r}\np = 0.0\nbias = -1.0\n"
-                f"reg_param = {reg!r}\nlabel_std = {sd!r}\nrows = {n}\n"
-                f"tolerance = {args.tol!r}\niterations = {iters}\n"
-                f"objective = {objective!r}\nmaster = {toml_string(args.master)}\n"
-                f"binary = false\nmonotone_hand = false\ndata = [{data}]\n")
-    os.replace(args.out + ".meta.toml.tmp", args.out + ".meta.toml")
+    write_fitted(args.out, used, w_used, features, [
+        ("solver", '"spark LinearRegression l-bfgs"'), ("c", repr(args.c)),
+        ("p", "0.0"), ("bias", "-1.0"), ("reg_param", repr(reg)),
+        ("label_std", repr(sd)), ("rows", str(n)), ("tolerance", repr(args.tol)),
+        ("iterations", str(iters)), ("objective", repr(objective)),
+        ("master", toml_string(args.master)),
+    ], files)
     print(f"spark {args.master}: {n} rows from {len(files)} file(s), C {args.c} -> "
           f"regParam {reg:.6g}; {iters} iterations, objective {objective:.10g}, "
           f"read {t_read:.1f} s, fit {t_fit:.1f} s, r2 {r2:.4f}")
