@@ -46,6 +46,21 @@ pub fn write_atomic_with<E: From<io::Error>>(
     Ok(())
 }
 
+/// Puts the file `from` at `to` through `tmp` (removed first if a killed run
+/// left it) and a rename: a hard link, or a copy where the file system
+/// cannot link. Shard merges use it: the merged folder shares the shards'
+/// bytes without doubling the disk they take.
+pub fn link_or_copy(from: &Path, tmp: &Path, to: &Path) -> io::Result<()> {
+    match std::fs::remove_file(tmp) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    if std::fs::hard_link(from, tmp).is_err() {
+        std::fs::copy(from, tmp)?;
+    }
+    std::fs::rename(tmp, to)
+}
+
 /// A TOML basic string.
 pub fn toml_string(s: &str) -> String {
     let mut out = String::from("\"");

@@ -1,6 +1,7 @@
 //! `kifulearn generate` run as the built binary: what it writes reads back
 //! (positions and CSA records agree), the output does not depend on the thread
-//! count, a resumed run equals an uninterrupted one, test openings are refused.
+//! count, a resumed run equals an uninterrupted one, shards merged equal one
+//! run, test openings are refused.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -18,12 +19,18 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
+/// A quick run (depth 1, one game a chunk) with `extra` options.
 fn generate(out: &Path, extra: &[&str]) -> Output {
+    generate_chunked(out, &[&["--chunk-games", "1"], extra].concat())
+}
+
+/// A quick run (depth 1) with `extra` options, `--chunk-games` among them.
+fn generate_chunked(out: &Path, extra: &[&str]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
         .arg("generate")
         .arg("--out")
         .arg(out)
-        .args(["--depth", "1", "--chunk-games", "1", "--hash", "1", "-q"])
+        .args(["--depth", "1", "--hash", "1", "-q"])
         .args(extra)
         .output()
         .unwrap();
@@ -48,6 +55,7 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn snapshot(out: &Path) -> Vec<(String, Vec<u8>)> {
     let mut all = vec![out.join("generate.toml")];
     all.extend(files(&out.join("positions")));
+    all.extend(files(&out.join("chunks")));
     all.extend(files(&out.join("games")));
     all.into_iter()
         .map(|p| {
@@ -187,6 +195,111 @@ fn a_resumed_run_equals_an_uninterrupted_one() {
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("option --depth differs"), "{err}");
+}
+
+fn merge(shards: &[&Path], out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kifulearn"))
+        .args(["dataset", "merge"])
+        .args(shards)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn shards_of_a_games_run_merge_into_the_run_byte_for_byte() {
+    // 11 games in chunks of 2: each shard ends in a partial chunk, and the
+    // run's chunks mix the shards' games. Short games with few random plies
+    // and no skipped plies repeat positions across games, so the merge has
+    // duplicates to leave out.
+    let opts = [
+        "--games",
+        "11",
+        "--chunk-games",
+        "2",
+        "--max-plies",
+        "60",
+        "--skip-plies",
+        "0",
+        "--random-plies",
+        "2",
+    ];
+    let single = dir("games-single");
+    generate_chunked(&single, &[&opts[..], &["--jobs", "2"]].concat());
+    let one = snapshot(&single);
+    assert_eq!(
+        one.iter().filter(|(n, _)| n.starts_with("games/")).count(),
+        11
+    );
+    assert_eq!(
+        one.iter()
+            .filter(|(n, _)| n.starts_with("positions/"))
+            .count(),
+        6
+    );
+    let within: usize = records(&single).len();
+    let mut hashes = HashSet::new();
+    assert!(records(&single)
+        .iter()
+        .all(|r| hashes.insert(r.position.hash())));
+
+    for n in [2, 3] {
+        let parts: Vec<PathBuf> = (0..n).map(|k| dir(&format!("games-{k}of{n}"))).collect();
+        for (k, part) in parts.iter().enumerate() {
+            generate_chunked(
+                part,
+                &[&opts[..], &["--jobs", "1", "--shard", &format!("{k}/{n}")]].concat(),
+            );
+        }
+        // The shards hold each position of theirs once, but together more
+        // than the run: what an earlier game of another shard wrote.
+        let in_shards: usize = parts.iter().map(|p| records(p).len()).sum();
+        assert!(in_shards > within, "{n} shards: {in_shards} vs {within}");
+        let merged = dir(&format!("games-merged-{n}"));
+        let refs: Vec<&Path> = parts.iter().rev().map(PathBuf::as_path).collect();
+        let done = merge(&refs, &merged);
+        let err = String::from_utf8_lossy(&done.stderr);
+        assert!(done.status.success(), "{err}");
+        assert!(
+            err.contains(&format!("merged {n} generate shards: 11 games, 6 chunks")),
+            "{err}"
+        );
+        assert_eq!(snapshot(&merged), one, "{n} shards merged");
+    }
+
+    // A shard made with other options, a missing shard, a --positions run
+    // are refused, naming what is wrong.
+    let other = dir("games-other");
+    generate_chunked(
+        &other,
+        &[&opts[..], &["--shard", "1/2", "--seed", "2"]].concat(),
+    );
+    let refused = merge(&[&dir_of("games-0of2"), &other], &dir("games-bad"));
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("has --seed \"2\" but"), "{err}");
+    let missing = merge(
+        &[&dir_of("games-0of3"), &dir_of("games-2of3")],
+        &dir("games-bad"),
+    );
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(err.contains("shard 1/3 missing"), "{err}");
+    let sharded_positions = Command::new(env!("CARGO_BIN_EXE_kifulearn"))
+        .args(["generate", "--depth", "1", "--shard", "0/2", "--out"])
+        .arg(dir("positions-shard"))
+        .output()
+        .unwrap();
+    assert!(!sharded_positions.status.success());
+    let err = String::from_utf8_lossy(&sharded_positions.stderr);
+    assert!(err.contains("--shard 0/2 needs --games M"), "{err}");
+}
+
+/// A folder of this test binary's, as [`dir`] names it, left as it is.
+fn dir_of(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("generate")
+        .join(name)
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::generate::{
-    generate, generation_openings, GenerateConfig, Shard, BUNDLED_OPENINGS_NAME,
+    generate, generation_openings, GenerateConfig, Shard, Target, BUNDLED_OPENINGS_NAME,
 };
 use kifulearn::positions::PositionFormat;
 
@@ -32,6 +32,11 @@ pub struct Args {
     /// the end of the chunk that reaches it.
     #[arg(long, default_value_t = 100_000)]
     positions: u64,
+    /// Play the games 0..M (the shard's share of them) instead of stopping
+    /// at a positions target: the shards 0/N .. N-1/N of such a run add up
+    /// to it (`kifulearn dataset merge`).
+    #[arg(long, conflicts_with = "positions")]
+    games: Option<u64>,
     /// More opening lines (`startpos moves ...`), added to the bundled
     /// fixtures/floodgate-30.sfen. Lines ending in a test opening's position
     /// (fixtures/openings/match.sfen) are refused with a warning.
@@ -61,7 +66,8 @@ pub struct Args {
     /// Position file format: psv (YaneuraOu PackedSfenValue) or hcpe (cshogi).
     #[arg(long, default_value = "psv")]
     format: PositionFormat,
-    /// Play only the games whose index ≡ K (mod N); give each shard its own --out.
+    /// Play only the games whose index ≡ K (mod N), with --games; give each
+    /// shard its own --out, and join them with `kifulearn dataset merge`.
     #[arg(long, default_value = "0/1")]
     shard: Shard,
     /// Games (of the shard) per position file.
@@ -115,7 +121,9 @@ pub fn run(args: Args) -> CliResult {
         openings: openings_name,
         depth: args.depth,
         nodes: args.nodes,
-        positions: args.positions,
+        target: args
+            .games
+            .map_or(Target::Positions(args.positions), Target::Games),
         random_plies: args.random_plies,
         random_prob: args.random_prob,
         skip_plies: args.skip_plies,
@@ -131,13 +139,19 @@ pub fn run(args: Args) -> CliResult {
     };
     // -q: no bar and no summary; -v: a line per chunk on stderr.
     let bar = verbosity::bar(
-        args.positions,
-        "{bar:40} {pos}/{len} positions {msg} {elapsed}",
+        match cfg.target {
+            Target::Positions(p) => p,
+            Target::Games(_) => cfg.shard_games(),
+        },
+        &format!(
+            "{{bar:40}} {{pos}}/{{len}} {} {{msg}} {{elapsed}}",
+            cfg.target.option()
+        ),
     )?;
     let started = Instant::now();
     let rate = |new: u64| new as f64 / started.elapsed().as_secs_f64().max(1e-9);
     let summary = generate(&eval, &set.openings, &cfg, &args.out, args.force, |p| {
-        bar.set_position(p.positions.min(p.target));
+        bar.set_position(p.done.min(p.target));
         bar.set_message(format!(
             "({} games, {:.0} positions/s)",
             p.games,

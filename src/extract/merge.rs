@@ -8,7 +8,7 @@
 //! rows and reports are hard-linked (copied where links fail) into the output
 //! folder, the manifests joined, and `dataset.toml` written with the sums.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -87,35 +87,11 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, String> {
                 .map_err(|e| format!("{}: {e}", dir.display()))
         })
         .collect::<Result<_, _>>()?;
-    let n = shards[0].count;
-    let mut by_k: BTreeMap<u64, &Path> = BTreeMap::new();
-    for (dir, s) in inputs.iter().zip(&shards) {
-        if s.count != n {
-            return Err(format!(
-                "{} is shard {s} but {} is shard {}: all shards must split the games N ways for one N",
-                dir.display(),
-                inputs[0].display(),
-                shards[0]
-            ));
-        }
-        if let Some(other) = by_k.insert(s.index, dir) {
-            return Err(format!(
-                "{} and {} are both shard {s}",
-                other.display(),
-                dir.display()
-            ));
-        }
-    }
-    let missing: Vec<String> = (0..n)
-        .filter(|k| !by_k.contains_key(k))
-        .map(|k| format!("{k}/{n}"))
+    let pairs: Vec<(Shard, &Path)> = shards
+        .into_iter()
+        .zip(inputs.iter().map(PathBuf::as_path))
         .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "shard {} missing: a merge needs every shard of the split",
-            missing.join(", ")
-        ));
-    }
+    Shard::split_of(&pairs)?;
     // Disjoint games, files as recorded.
     let mut owner: HashMap<String, &Path> = HashMap::new();
     let mut lines: Vec<(GameReport, &Path)> = Vec::new();
@@ -186,12 +162,7 @@ pub fn merge(inputs: &[PathBuf], out: &Path) -> Result<MergeSummary, String> {
             (rows_path(dir, &r.game), rows_path(out, &r.game)),
             (report_path(dir, &r.game), report_path(out, &r.game)),
         ] {
-            let tmp = temp_path(&to);
-            remove_if_present(&tmp).map_err(io(&tmp))?;
-            if fs::hard_link(&from, &tmp).is_err() {
-                fs::copy(&from, &tmp).map_err(io(&from))?;
-            }
-            fs::rename(&tmp, &to).map_err(io(&to))?;
+            crate::files::link_or_copy(&from, &temp_path(&to), &to).map_err(io(&to))?;
             keep.insert(to);
         }
     }

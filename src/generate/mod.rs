@@ -16,8 +16,11 @@
 //! Games are grouped into chunks of [`GenerateConfig::chunk_games`] games of
 //! the shard, chunk `c` holding the shard's games `c·G .. (c+1)·G − 1`; the
 //! chunks are written in order and the run stops after the first chunk at
-//! which `positions` have been written. So the output is the same whatever
-//! the thread count, and a resumed run equals an uninterrupted one.
+//! which its [`Target`] is reached. So the output is the same whatever the
+//! thread count, and a resumed run equals an uninterrupted one. With a
+//! number of games as the target, the shards `0/N .. N−1/N` of a run hold
+//! between them every game of it, and [`merge::merge_shards`] joins them into
+//! the folder one run writes, byte for byte.
 //! `docs/generate.md` describes the options and files.
 //!
 //! # Example
@@ -50,6 +53,7 @@ use crate::teacher::{Teacher, TeacherError, TeacherSpec, TeacherStats};
 
 pub mod files;
 pub mod game;
+pub mod merge;
 pub mod openings;
 
 pub use game::{play_game, GeneratedGame};
@@ -75,6 +79,80 @@ impl Shard {
     /// The global index of the shard's `local`-th game.
     pub fn game(&self, local: u64) -> u64 {
         self.index + self.count * local
+    }
+
+    /// The folders of a complete split, in the order of K: each of `shards`
+    /// (a shard and the folder that holds it) must split the games N ways
+    /// for one N, and every K in `0..N` must be there once. The error names
+    /// the folders at fault or the shards missing.
+    pub fn split_of<'a>(shards: &[(Shard, &'a Path)]) -> Result<Vec<&'a Path>, String> {
+        let Some(&(first, first_dir)) = shards.first() else {
+            return Err("no shard folder given".into());
+        };
+        let n = first.count;
+        let mut by_k: BTreeMap<u64, &Path> = BTreeMap::new();
+        for &(s, dir) in shards {
+            if s.count != n {
+                return Err(format!(
+                    "{} is shard {s} but {} is shard {first}: all shards must split the games N ways for one N",
+                    dir.display(),
+                    first_dir.display(),
+                ));
+            }
+            if let Some(other) = by_k.insert(s.index, dir) {
+                return Err(format!(
+                    "{} and {} are both shard {s}",
+                    other.display(),
+                    dir.display()
+                ));
+            }
+        }
+        let missing: Vec<String> = (0..n)
+            .filter(|k| !by_k.contains_key(k))
+            .map(|k| format!("{k}/{n}"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "shard {} missing: a merge needs every shard of the split",
+                missing.join(", ")
+            ));
+        }
+        Ok(by_k.into_values().collect())
+    }
+
+    /// How many of the games `0..games` are the shard's.
+    pub fn games_of(&self, games: u64) -> u64 {
+        games.saturating_sub(self.index).div_ceil(self.count)
+    }
+}
+
+/// When a run stops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// At the end of the first chunk at which this many positions are in the
+    /// folder (a resumed run's included). Which games that takes depends on
+    /// every game before, so shards of such a run do not add up to it.
+    Positions(u64),
+    /// When the shard's share of the games `0..M` is written: a fixed set of
+    /// games, each a function of the options and its number, so the shards
+    /// `0/N .. N−1/N` add up to the run `0/1`.
+    Games(u64),
+}
+
+impl Target {
+    /// The option's name, as on the command line and in `generate.toml`.
+    pub fn option(&self) -> &'static str {
+        match self {
+            Target::Positions(_) => "positions",
+            Target::Games(_) => "games",
+        }
+    }
+
+    /// The number it holds.
+    pub fn value(&self) -> u64 {
+        match *self {
+            Target::Positions(n) | Target::Games(n) => n,
+        }
     }
 }
 
@@ -109,7 +187,7 @@ impl FromStr for Shard {
 /// | `evaluator` | `material` | name recorded in `generate.toml` and the records (the evaluator itself is passed to [`generate`]) |
 /// | `openings` | `fixtures/floodgate-30.sfen` | name of the openings, recorded |
 /// | `depth` / `nodes` | depth 3 | fixed search limit of every move |
-/// | `positions` | 100000 | positions to have written (counting a resumed run's) |
+/// | `target` | 100000 positions | positions to have written (counting a resumed run's), or the games `0..M` to play |
 /// | `random_plies` | 8 | plies after the opening in which random moves may be played |
 /// | `random_prob` | 0.5 | probability of a random move in each of those plies |
 /// | `skip_plies` | 16 | positions before this ply (from the start position) are not written |
@@ -132,8 +210,8 @@ pub struct GenerateConfig {
     pub depth: Option<u32>,
     /// Node limit of every move (counted, so deterministic).
     pub nodes: Option<u64>,
-    /// Positions to have written, at least (the run stops at a chunk's end).
-    pub positions: u64,
+    /// When the run stops: positions written (at a chunk's end), or a number of games.
+    pub target: Target,
     /// Plies after the opening during which random moves may be played.
     pub random_plies: u32,
     /// Probability that a move in those plies is a uniformly random legal move.
@@ -170,7 +248,7 @@ impl Default for GenerateConfig {
             openings: BUNDLED_OPENINGS_NAME.to_string(),
             depth: None,
             nodes: None,
-            positions: 100_000,
+            target: Target::Positions(100_000),
             random_plies: 8,
             random_prob: 0.5,
             skip_plies: 16,
@@ -201,6 +279,15 @@ impl GenerateConfig {
         }
     }
 
+    /// The shard's games of a games target (its local games `0..this`);
+    /// `u64::MAX` (no end) for a positions target.
+    pub fn shard_games(&self) -> u64 {
+        match self.target {
+            Target::Games(m) => self.shard.games_of(m),
+            Target::Positions(_) => u64::MAX,
+        }
+    }
+
     /// Rejects values no run can use, naming the option.
     pub fn check(&self) -> Result<(), GenerateError> {
         let bad = |option: &str, value: String, expected: &str| {
@@ -223,8 +310,14 @@ impl GenerateConfig {
         if self.chunk_games == 0 {
             return bad("chunk-games", "0".into(), "at least 1");
         }
-        if self.positions == 0 {
-            return bad("positions", "0".into(), "at least 1");
+        if self.target.value() == 0 {
+            return bad(self.target.option(), "0".into(), "at least 1");
+        }
+        if self.shard.count > 1 && matches!(self.target, Target::Positions(_)) {
+            return Err(GenerateError::Config(format!(
+                "--shard {} needs --games M: the shards of a run add up to it only when its games are fixed up front (a --positions target depends on every game before)",
+                self.shard
+            )));
         }
         if let Some(t) = &self.teacher {
             t.check()
@@ -234,7 +327,8 @@ impl GenerateConfig {
     }
 
     /// The options that decide the output, as `generate.toml` holds them
-    /// (`positions` included but never compared; `jobs` left out).
+    /// (`positions` included but never compared, `games` compared; `jobs`
+    /// left out).
     pub fn options_table(&self) -> toml::Table {
         let mut t = toml::Table::new();
         let mut put = |k: &str, v: toml::Value| {
@@ -250,7 +344,7 @@ impl GenerateConfig {
         if let Some(n) = limits.nodes {
             put("nodes", int(n));
         }
-        put("positions", int(self.positions));
+        put(self.target.option(), int(self.target.value()));
         put("random_plies", int(self.random_plies.into()));
         put("random_prob", self.random_prob.into());
         put("skip_plies", int(self.skip_plies.into()));
@@ -295,6 +389,9 @@ pub enum GenerateError {
         /// The error.
         source: std::io::Error,
     },
+    /// Shard folders that do not make one run between them.
+    #[error("{0}")]
+    Shards(String),
     /// A position file could not be read or written.
     #[error("{0}")]
     Position(#[from] PositionError),
@@ -312,7 +409,10 @@ pub struct Progress {
     pub new_positions: u64,
     /// Games played and written by this call.
     pub games: u64,
-    /// The target, [`GenerateConfig::positions`].
+    /// How far the run is towards its [`Target`], in the target's unit
+    /// (positions, or the shard's games; a resumed run's included).
+    pub done: u64,
+    /// The target in that unit (for games, the shard's share of them).
     pub target: u64,
 }
 
@@ -340,7 +440,7 @@ pub struct Summary {
 }
 
 /// Runs (or resumes) a generation into `out` with `eval` on both sides, games
-/// drawn from `openings`, until `cfg.positions` positions are written.
+/// drawn from `openings`, until `cfg.target` is reached.
 ///
 /// With `force` the run's files already in `out` are removed first; without
 /// it a folder written with other options is refused
@@ -372,7 +472,13 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
         positions: existing.positions,
         ..Summary::default()
     };
-    if summary.positions >= cfg.positions {
+    let shard_games = cfg.shard_games();
+    let last_chunk = shard_games.div_ceil(cfg.chunk_games);
+    let reached = |summary: &Summary, chunk: u64| match cfg.target {
+        Target::Positions(p) => summary.positions >= p,
+        Target::Games(_) => chunk >= last_chunk,
+    };
+    if reached(&summary, existing.chunks) {
         return Ok(summary);
     }
     let jobs = if cfg.jobs == 0 {
@@ -405,6 +511,9 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
                 };
                 while !stop.load(Ordering::Relaxed) {
                     let chunk = next_chunk.fetch_add(1, Ordering::Relaxed);
+                    if chunk >= last_chunk {
+                        return;
+                    }
                     let mut games = Vec::with_capacity(cfg.chunk_games as usize);
                     let mut stats = TeacherStats::default();
                     if let Some(teacher) = teacher.as_mut() {
@@ -417,7 +526,8 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
                         }
                         stats.add(&since(&teacher.stats, &before));
                     }
-                    for local in chunk * cfg.chunk_games..(chunk + 1) * cfg.chunk_games {
+                    let games_end = ((chunk + 1) * cfg.chunk_games).min(shard_games);
+                    for local in chunk * cfg.chunk_games..games_end {
                         if stop.load(Ordering::Relaxed) {
                             return;
                         }
@@ -442,7 +552,7 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
         drop(sender);
         let mut pending: BTreeMap<u64, ChunkResult> = BTreeMap::new();
         let mut chunk = existing.chunks;
-        while summary.positions < cfg.positions {
+        while !reached(&summary, chunk) {
             let played = loop {
                 if let Some(played) = pending.remove(&chunk) {
                     break played;
@@ -472,11 +582,19 @@ pub fn generate<E: Evaluator + Sync + ?Sized>(
                         *summary.endings.entry(g.end_name().to_string()).or_default() += 1;
                         summary.plies += g.moves.len() as u64;
                     }
+                    let (done, target) = match cfg.target {
+                        Target::Positions(p) => (summary.positions, p),
+                        Target::Games(_) => (
+                            (summary.chunks * cfg.chunk_games).min(shard_games),
+                            shard_games,
+                        ),
+                    };
                     progress(&Progress {
                         positions: summary.positions,
                         new_positions: summary.positions - summary.positions_before,
                         games: summary.games,
-                        target: cfg.positions,
+                        done,
+                        target,
                     });
                 }
                 Err(e) => {

@@ -23,6 +23,12 @@ fn tables() -> [TranspositionTable; 2] {
 fn shard_parses_k_of_n() {
     assert_eq!("1/4".parse::<Shard>(), Ok(Shard { index: 1, count: 4 }));
     assert_eq!(Shard { index: 1, count: 4 }.game(3), 13);
+    // Games 0..10 split 4 ways: 0 4 8 | 1 5 9 | 2 6 | 3 7.
+    let counts: Vec<u64> = (0..4)
+        .map(|index| Shard { index, count: 4 }.games_of(10))
+        .collect();
+    assert_eq!(counts, [3, 3, 2, 2]);
+    assert_eq!(Shard { index: 3, count: 4 }.games_of(2), 0);
     for bad in ["4/4", "1/0", "1", "a/2", "-1/2"] {
         assert!(bad.parse::<Shard>().is_err(), "{bad}");
     }
@@ -165,7 +171,7 @@ fn a_run_resumes_and_refuses_other_options() {
     let _ = std::fs::remove_dir_all(&dir);
     let set = generation_openings(None).unwrap();
     let cfg = GenerateConfig {
-        positions: 150,
+        target: Target::Positions(150),
         chunk_games: 1,
         jobs: 2,
         ..quick()
@@ -173,7 +179,7 @@ fn a_run_resumes_and_refuses_other_options() {
     let first = generate(&Material, &set.openings, &cfg, &dir, false, |_| {}).unwrap();
     assert!(first.positions >= 150);
     let more = GenerateConfig {
-        positions: 300,
+        target: Target::Positions(300),
         ..cfg.clone()
     };
     let second = generate(&Material, &set.openings, &more, &dir, false, |_| {}).unwrap();

@@ -41,7 +41,7 @@ fn generated_samples(
     teacher_name: &str,
     dir: &Path,
 ) -> Result<Vec<crate::train::positions::Sample>, PipelineError> {
-    use crate::generate::{generate, generation_openings, GenerateConfig};
+    use crate::generate::{generate, generation_openings, GenerateConfig, Target};
     let l = &recipe.learner;
     let text;
     let extra = match &l.generate_openings {
@@ -59,7 +59,7 @@ fn generated_samples(
             |p| p.display().to_string(),
         ),
         depth: Some(l.generate_depth),
-        positions: l.generate_positions,
+        target: Target::Positions(l.generate_positions),
         seed: u64::from(round),
         ..GenerateConfig::default()
     };
