@@ -73,24 +73,49 @@ def main():
         print("\n".join(files))
         return
 
-    from pyspark.sql import SparkSession, functions as F
-    from pyspark.ml.linalg import Vectors
-    from pyspark.ml.regression import LinearRegression
-
     t0 = time.time()
-    spark = (SparkSession.builder.master(args.master).appName("kifulearn-fit-l2")
-             .config("spark.driver.memory", args.driver_memory)
+    spark = spark_session(args.master, "kifulearn-fit-l2", args.driver_memory)
+    t_start = time.time() - t0
+    fit = fit_l2(spark, files, dimension, args.c, args.max_iter, args.tol, args.partitions)
+    spark.stop()
+    write_model(args.out, fit, features, args.c, args.tol, args.master, files)
+    print(f"spark {args.master}: {fit['rows']} rows from {len(files)} file(s), C {args.c} -> "
+          f"regParam {fit['reg_param']:.6g}; {fit['iterations']} iterations, "
+          f"objective {fit['objective']:.10g}, read {t_start + fit['read_seconds']:.1f} s, "
+          f"fit {fit['fit_seconds']:.1f} s, r2 {fit['r2']:.4f}")
+
+
+def spark_session(master, name, driver_memory="2g"):
+    """A SparkSession on `master` with the UI and progress bars off."""
+    from pyspark.sql import SparkSession
+
+    spark = (SparkSession.builder.master(master).appName(name)
+             .config("spark.driver.memory", driver_memory)
              .config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false")
              .config("spark.sql.shuffle.partitions", "4")
              .getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def fit_l2(spark, files, dimension, c, max_iter=1000, tol=1e-12, partitions=None):
+    """kifulearn's `fit svr -p 0 -c C` on the libsvm `files` with Spark's
+    LinearRegression: a dict with `used` (the 0-based columns some row uses),
+    `weights` (theirs), `rows`, `label_std`, `reg_param`, `iterations`,
+    `objective` (kifulearn's, at the result), `r2`, and the seconds taken
+    to read the rows (`read_seconds`) and to fit (`fit_seconds`)."""
+    from pyspark.sql import functions as F
+    from pyspark.ml.linalg import Vectors
+    from pyspark.ml.regression import LinearRegression
+
+    t0 = time.time()
     reader = spark.read.format("libsvm")
     if dimension is not None:
         reader = reader.option("numFeatures", int(dimension))
     df = reader.load(files)
-    if args.partitions:
-        df = df.repartition(args.partitions)
+    if partitions:
+        df = df.repartition(partitions)
     # Only the columns the rows use: a column no row uses gets weight 0 in
     # both fits (its gradient is the penalty's alone), and Spark's dense
     # per-column state (feature summaries, L-BFGS history: ~20 vectors) then
@@ -114,34 +139,35 @@ def main():
     n, sd = stats["n"], stats["sd"]
     if n < 2 or not sd or not math.isfinite(sd):
         sys.exit(f"{len(files)} file(s): {n} rows with label std {sd}: nothing to fit")
-    reg = sd / (2.0 * n * args.c)
+    reg = sd / (2.0 * n * c)
     t_read = time.time() - t0
 
     lr = LinearRegression(regParam=reg, elasticNetParam=0.0, fitIntercept=False,
                           standardization=False, solver="l-bfgs",
-                          maxIter=args.max_iter, tol=args.tol)
+                          maxIter=max_iter, tol=tol)
     t1 = time.time()
     model = lr.fit(df)
     t_fit = time.time() - t1
     w_used = model.coefficients.toArray()
     summary = model.summary
-    iters = summary.totalIterations
     # kifulearn's primal objective, to compare with `kifulearn fit`'s.
     sse = summary.meanSquaredError * n
-    objective = 0.5 * float((w_used * w_used).sum()) + args.c * sse
-    r2 = summary.r2
-    spark.stop()
-    write_fitted(args.out, used, w_used, features, [
-        ("solver", '"spark LinearRegression l-bfgs"'), ("c", repr(args.c)),
-        ("p", "0.0"), ("bias", "-1.0"), ("reg_param", repr(reg)),
-        ("label_std", repr(sd)), ("rows", str(n)), ("tolerance", repr(args.tol)),
-        ("iterations", str(iters)), ("objective", repr(objective)),
-        ("master", toml_string(args.master)),
-    ], files)
-    print(f"spark {args.master}: {n} rows from {len(files)} file(s), C {args.c} -> "
-          f"regParam {reg:.6g}; {iters} iterations, objective {objective:.10g}, "
-          f"read {t_read:.1f} s, fit {t_fit:.1f} s, r2 {r2:.4f}")
+    objective = 0.5 * float((w_used * w_used).sum()) + c * sse
+    df.unpersist()
+    return {"used": used, "weights": w_used, "rows": n, "label_std": sd, "reg_param": reg,
+            "iterations": summary.totalIterations, "objective": objective, "r2": summary.r2,
+            "read_seconds": t_read, "fit_seconds": t_fit}
 
+
+def write_model(path, fit, features, c, tol, master, files):
+    """The model of `fit` ([`fit_l2`]'s result) and its sidecar."""
+    write_fitted(path, fit["used"], fit["weights"], features, [
+        ("solver", '"spark LinearRegression l-bfgs"'), ("c", repr(c)),
+        ("p", "0.0"), ("bias", "-1.0"), ("reg_param", repr(fit["reg_param"])),
+        ("label_std", repr(fit["label_std"])), ("rows", str(fit["rows"])),
+        ("tolerance", repr(tol)), ("iterations", str(fit["iterations"])),
+        ("objective", repr(fit["objective"])), ("master", toml_string(master)),
+    ], files)
 
 if __name__ == "__main__":
     main()
