@@ -1,7 +1,10 @@
 //! Spark trains, the engine plays (issue 17 item 3): rows from `extract` →
 //! `scripts/spark/fit_l2.py` (MLlib `LinearRegression`, local[2]) → a model
 //! file that `predict`, `evaluate` and `match` load, whose predictions equal
-//! `kifulearn fit -p 0`'s (same C) within 1e-3.
+//! `kifulearn fit -p 0`'s (same C) within 1e-3. And Spark runs the self-play
+//! loop (issue 35 item 4): `scripts/spark/selfplay_loop.py` generates shards
+//! in Spark tasks, whose merge is one unsharded run byte for byte, and fits
+//! a model that plays.
 //!
 //! pyspark and a Java runtime are peers (`.ci/install-peers.sh` installs them
 //! from `scripts/spark/requirements.txt` and Debian): missing, the test says
@@ -175,27 +178,7 @@ fn a_spark_trained_model_predicts_as_kifulearn_and_plays() {
     let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pro/kifu25654.csa");
     let agreement = ok(&["evaluate", "--model", s(&spark), s(&other)]);
     assert!(agreement.contains("top1"), "{agreement}");
-    let arena = dir.join("match");
-    ok(&[
-        "match",
-        "--engine-a",
-        s(&spark),
-        "--engine-b",
-        "material",
-        "--depth",
-        "1",
-        "--games",
-        "10",
-        "--out",
-        s(&arena),
-    ]);
-    let results = std::fs::read_to_string(arena.join("results.csv")).unwrap();
-    let rows: Vec<&str> = results.lines().skip(1).collect();
-    assert_eq!(rows.len(), 10, "{results}");
-    for row in &rows {
-        let result = row.split(',').nth(3).unwrap();
-        assert!(["win", "loss", "draw"].contains(&result), "{row}");
-    }
+    let arena = plays_a_match(&spark, &dir.join("match"), 10);
     let summary = std::fs::read_to_string(arena.join("summary.txt")).unwrap();
     assert!(summary.contains("10"), "{summary}");
 }
@@ -262,4 +245,117 @@ fn the_spark_job_reads_both_dataset_layouts() {
         err.contains("--dimension 3 disagrees with dataset.toml's 104"),
         "{err}"
     );
+}
+
+/// Plays `model` against material at depth 1 for `games` games into `out`,
+/// checks that every game has a result, and returns `out`.
+fn plays_a_match(model: &Path, out: &Path, games: usize) -> PathBuf {
+    let n = games.to_string();
+    ok(&[
+        "match",
+        "--engine-a",
+        s(model),
+        "--engine-b",
+        "material",
+        "--depth",
+        "1",
+        "--games",
+        &n,
+        "--out",
+        s(out),
+    ]);
+    let results = std::fs::read_to_string(out.join("results.csv")).unwrap();
+    let rows: Vec<&str> = results.lines().skip(1).collect();
+    assert_eq!(rows.len(), games, "{results}");
+    for row in &rows {
+        let result = row.split(',').nth(3).unwrap();
+        assert!(["win", "loss", "draw"].contains(&result), "{row}");
+    }
+    out.to_path_buf()
+}
+
+/// Every file of a generate folder (`generate.toml`, `positions/`, `chunks/`,
+/// `games/`), by name relative to it, with its bytes.
+fn generate_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut all = vec![dir.join("generate.toml")];
+    for sub in ["positions", "chunks", "games"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        all.extend(files);
+    }
+    all.into_iter()
+        .map(|p| {
+            let name = p.strip_prefix(dir).unwrap().display().to_string();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn spark_runs_the_selfplay_loop_in_shards_that_add_up_and_its_model_plays() {
+    if !spark_ready() {
+        return;
+    }
+    let dir = common::dir("spark-loop");
+    let kifulearn = env!("CARGO_BIN_EXE_kifulearn");
+    let loop_dir = dir.join("loop");
+    // A tiny run: 8 games at depth 1, short, 2 shards of chunks of 2 games;
+    // few L-BFGS steps (the test is about the loop, not the optimum).
+    let generate = [
+        "--max-plies=80",
+        "--chunk-games=2",
+        "--hash=1",
+        "--random-plies=2",
+    ];
+    let mut command = Command::new("python3");
+    command
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/spark/selfplay_loop.py"))
+        .args(["--kifulearn", kifulearn, "--out", s(&loop_dir)])
+        .args(["--shards", "2", "--games", "8", "--depth", "1"])
+        .args(generate.map(|o| format!("--generate-option={o}")))
+        .args(["--max-iter", "30", "--master", "local[2]"]);
+    let line = run_long(command);
+    eprintln!("{line}");
+    assert!(
+        line.contains("merged 2 generate shards: 8 games, 4 chunks"),
+        "{line}"
+    );
+    assert!(line.contains("loop local[2]: 2 shards, 8 games"), "{line}");
+
+    // The shards the Spark tasks wrote, merged, are the unsharded run.
+    let single = dir.join("single");
+    let mut unsharded = vec!["generate", "--out", s(&single), "--games", "8", "-q"];
+    unsharded.extend(["--evaluator", "material", "--depth", "1"]);
+    unsharded.extend(generate);
+    ok(&unsharded);
+    let (merged, one) = (
+        generate_files(&loop_dir.join("gen")),
+        generate_files(&single),
+    );
+    assert_eq!(
+        one.iter().filter(|(n, _)| n.starts_with("games/")).count(),
+        8
+    );
+    assert!(merged == one, "the merged shards differ from one run");
+
+    // The model: a liblinear model with a sidecar naming its features, some
+    // weight not 0, and it plays a match.
+    let model = loop_dir.join("model.txt");
+    let meta = std::fs::read_to_string(loop_dir.join("model.txt.meta.toml")).unwrap();
+    assert!(meta.contains("features = \"material,kp\""), "{meta}");
+    let text = std::fs::read_to_string(&model).unwrap();
+    assert!(
+        text.starts_with("solver_type L2R_L2LOSS_SVR\n"),
+        "{text:.200}"
+    );
+    assert!(
+        text.lines()
+            .skip(5)
+            .any(|w| w.trim().parse::<f64>().is_ok_and(|w| w != 0.0)),
+        "every weight is 0"
+    );
+    plays_a_match(&model, &dir.join("match"), 2);
 }
