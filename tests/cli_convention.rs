@@ -311,6 +311,7 @@ const NO_DEFAULT: &[&str] = &[
     "match --nelo0",
     "match --nelo1",
     "match --out",
+    "generate --games",
     "generate --nodes",
     "generate --openings",
     "generate --teacher",
