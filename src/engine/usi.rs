@@ -47,7 +47,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::engine::evaluators::{EvalNoise, Scaled};
+use crate::engine::evaluators::{EvalNoise, Grained, Scaled};
 use crate::eval::{load_engine_evaluator, DynEvaluator, EvalChoice, Evaluator};
 use crate::search::clock::MoveClock;
 use crate::search::{
@@ -79,6 +79,8 @@ pub struct Options {
     pub nodes_limit: u64,
     /// `EvalScale`: centipawns per unit of model output (evaluations × this / 10000).
     pub eval_scale: i32,
+    /// `EvalGrain`: values rounded to multiples of this many centipawns (1 = none).
+    pub eval_grain: i32,
     /// `EvalNoise`: uniform noise of ± this many centipawns (0 = none).
     pub eval_noise: i32,
     /// `NoiseSeed`: base seed of the noise (mixed with the game number).
@@ -93,6 +95,7 @@ impl Default for Options {
             depth: 0,
             nodes_limit: 0,
             eval_scale: crate::engine::evaluators::DEFAULT_EVAL_SCALE,
+            eval_grain: 1,
             eval_noise: 0,
             noise_seed: 0,
         }
@@ -432,6 +435,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 self.choice.name()
             ),
             "option name EvalScale type spin default 10000 min 1 max 1000000".to_string(),
+            "option name EvalGrain type spin default 1 min 1 max 1000".to_string(),
             "option name EvalNoise type spin default 0 min 0 max 1000".to_string(),
             "option name NoiseSeed type spin default 0 min 0 max 1000000000".to_string(),
             "option name Depth type spin default 0 min 0 max 64".to_string(),
@@ -481,6 +485,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             "Depth" => number(0, 64).map(|v| self.options.depth = v as u32),
             "NodesLimit" => number(0, MAX_NODES_LIMIT).map(|v| self.options.nodes_limit = v as u64),
             "EvalScale" => number(1, 1_000_000).map(|v| self.options.eval_scale = v as i32),
+            "EvalGrain" => number(1, 1000).map(|v| self.options.eval_grain = v as i32),
             "EvalNoise" => number(0, 1000).map(|v| self.options.eval_noise = v as i32),
             "NoiseSeed" => number(0, 1_000_000_000).map(|v| self.options.noise_seed = v as u64),
             // A model that cannot be loaded keeps the previous evaluator, and says so;
@@ -507,8 +512,14 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
         };
         match result {
             Ok(())
-                if ["EvalScale", "EvalNoise", "NoiseSeed", "ModelFile"]
-                    .contains(&name.as_str()) =>
+                if [
+                    "EvalScale",
+                    "EvalGrain",
+                    "EvalNoise",
+                    "NoiseSeed",
+                    "ModelFile",
+                ]
+                .contains(&name.as_str()) =>
             {
                 self.forget_evaluations();
             }
@@ -519,7 +530,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
 
     /// Empties the transposition table and the evaluation cache, whose
     /// scores and values were found with an evaluation that has just changed
-    /// (another model, scale, noise or noise seed): kept, they would give the
+    /// (another model, scale, grain, noise or noise seed): kept, they would give the
     /// next search values the new evaluation does not.
     fn forget_evaluations(&mut self) {
         self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
@@ -616,7 +627,10 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             .wrapping_mul(1_000_003)
             .wrapping_add(self.games);
         let evaluator = EvalNoise::new(
-            Scaled::new(self.evaluator.clone(), self.options.eval_scale),
+            Grained::new(
+                Scaled::new(self.evaluator.clone(), self.options.eval_scale),
+                self.options.eval_grain,
+            ),
             self.options.eval_noise,
             seed,
         );

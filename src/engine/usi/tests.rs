@@ -399,6 +399,16 @@ fn the_evaluation_cache_is_kept_only_while_the_evaluator_is_the_same() {
     let scaled = searches(&mut engine, &out, 1).remove(0);
     assert_ne!(scaled, first[0]);
     assert_eq!(scaled, fresh("30000"));
+    // A grain, the same game: likewise, and the scores become its multiples.
+    engine.handle_line("setoption name EvalGrain value 90");
+    let grained = searches(&mut engine, &out, 1).remove(0);
+    assert_ne!(grained, scaled);
+    let out_g = Shared::default();
+    let mut e = UsiEngine::new(out_g.clone(), EvalChoice::Model(path.clone())).unwrap();
+    e.handle_line("setoption name EvalScale value 30000");
+    e.handle_line("setoption name EvalGrain value 90");
+    assert_eq!(grained, searches(&mut e, &out_g, 1).remove(0));
+    engine.handle_line("setoption name EvalGrain value 1");
     // The same file name with other weights, loaded again.
     save(5.0);
     engine.handle_line(&format!(
