@@ -6,7 +6,7 @@
 
 use kifulearn::arena::{default_openings, run_match, select_openings, MatchConfig};
 use kifulearn::eval::{load_evaluator, EvalChoice, Material};
-use kifulearn::model::{write_meta, Model};
+use kifulearn::model::{write_meta, Model, ModelMeta};
 
 /// The `material` feature set's weights for the built-in values, in model
 /// units (centipawns / 10000).
@@ -30,7 +30,7 @@ fn a_material_valued_model_plays_material_game_for_game() {
         features: "material".into(),
     };
     model.save(&path, false).unwrap();
-    write_meta(&path, "material", &[]).unwrap();
+    write_meta(&path, &ModelMeta::new("material")).unwrap();
     let learned = load_evaluator(&EvalChoice::Model(path)).unwrap();
 
     let openings = select_openings(default_openings(), 0, Some(12));

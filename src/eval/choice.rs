@@ -170,7 +170,7 @@ mod tests {
             no_meta.contains("does not name its feature set"),
             "{no_meta}"
         );
-        crate::model::write_meta(&path, "material", &[]).unwrap();
+        crate::model::write_meta(&path, &crate::model::ModelMeta::new("material")).unwrap();
         let eval = load_evaluator(&EvalChoice::parse(path.to_str().unwrap())).unwrap();
         let mut pos = Position::startpos();
         assert_eq!(eval.evaluate(&pos), 0);

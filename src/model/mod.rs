@@ -38,6 +38,7 @@
 //!   refused at load instead of being read as one model.
 
 mod binary;
+mod meta;
 mod sidecar;
 #[cfg(test)]
 mod tests;
@@ -48,7 +49,8 @@ use std::path::{Path, PathBuf};
 
 pub use crate::files::{toml_string, write_atomic, MAX_FEATURES};
 use binary::MAGIC;
-use sidecar::{check_model_hash, finish_interrupted_save, meta_string, meta_value};
+pub use meta::{f32_as_written, ModelMeta, Seed};
+use sidecar::{check_model_hash, finish_interrupted_save};
 pub use sidecar::{meta_path, write_meta};
 pub use text::{format_g, format_g17};
 
@@ -122,26 +124,41 @@ impl Model {
             path: path.to_path_buf(),
             source,
         })?;
-        let meta = std::fs::read_to_string(meta_path(path)).ok();
-        let bytes = finish_interrupted_save(path, bytes, meta.as_deref())?;
-        Model::from_bytes(path, &bytes, meta.as_deref())
+        let text = std::fs::read_to_string(meta_path(path)).ok();
+        let meta = text
+            .as_deref()
+            .map(|t| parse_meta(&meta_path(path), t))
+            .transpose()?;
+        let bytes = finish_interrupted_save(path, bytes, meta.as_ref())?;
+        Model::from_parts(path, &bytes, meta.as_ref())
     }
 
     /// Reads a model, text or binary (detected by the magic), from the bytes of
     /// `path` and the text of its sidecar (`None`: no sidecar), with every check of
     /// [`Model::load`]; `path` is used in messages only.
     pub fn from_bytes(path: &Path, bytes: &[u8], meta: Option<&str>) -> Result<Model, ModelError> {
+        let meta = meta.map(|t| parse_meta(&meta_path(path), t)).transpose()?;
+        Model::from_parts(path, bytes, meta.as_ref())
+    }
+
+    /// [`Model::from_bytes`] with the sidecar read.
+    fn from_parts(
+        path: &Path,
+        bytes: &[u8],
+        meta: Option<&ModelMeta>,
+    ) -> Result<Model, ModelError> {
         check_model_hash(path, bytes, meta)?;
         if bytes.starts_with(MAGIC) {
             let (model, end) = Model::read_binary(path, bytes)?;
             // Without a sidecar, the meta the binary carries is checked instead.
-            let inside = if meta.is_none() && end < bytes.len() {
-                Model::binary_meta(path, bytes)?
-            } else {
-                None
+            let inside = match meta {
+                None if end < bytes.len() => Model::binary_meta(path, bytes)?
+                    .map(|text| parse_meta(path, &text))
+                    .transpose()?,
+                _ => None,
             };
-            let meta = meta.or(inside.as_deref());
-            if let Some(f) = meta.and_then(|m| meta_string(m, "features")) {
+            let meta = meta.or(inside.as_ref());
+            if let Some(f) = meta.and_then(|m| m.features.as_deref()) {
                 if f != model.features {
                     return Err(ModelError::Format {
                         path: meta_path(path),
@@ -160,21 +177,21 @@ impl Model {
             message: "neither a binary model nor UTF-8 text".into(),
         })?;
         let mut model = Model::from_text(path, text)?;
-        if let Some(f) = meta.and_then(|m| meta_string(m, "features")) {
-            model.features = f;
+        if let Some(f) = meta.and_then(|m| m.features.as_ref()) {
+            model.features = f.clone();
         }
         model.check_meta(path, meta)?;
         Ok(model)
     }
 
     /// The model against its feature set and sidecar (see the module docs).
-    fn check_meta(&self, path: &Path, meta: Option<&str>) -> Result<(), ModelError> {
+    fn check_meta(&self, path: &Path, meta: Option<&ModelMeta>) -> Result<(), ModelError> {
         let refuse = |message: String| ModelError::Format {
             path: meta_path(path),
             message: format!("{message}: the model and its sidecar do not belong together"),
         };
-        if let Some(n) = meta.and_then(|m| meta_value(m, "nr_feature")) {
-            if n.parse::<usize>().ok() != Some(self.nr_feature()) {
+        if let Some(n) = meta.and_then(|m| m.nr_feature) {
+            if n != self.nr_feature() as u64 {
                 return Err(refuse(format!(
                     "nr_feature = {n} but {} has nr_feature {}",
                     path.display(),
@@ -200,4 +217,13 @@ impl Model {
         }
         Ok(())
     }
+}
+
+/// A sidecar's TOML read, or an error naming `path` (the sidecar, or the
+/// binary model whose META section it is).
+fn parse_meta(path: &Path, text: &str) -> Result<ModelMeta, ModelError> {
+    ModelMeta::parse(text).map_err(|e| ModelError::Format {
+        path: path.to_path_buf(),
+        message: format!("not a model sidecar: {e}"),
+    })
 }

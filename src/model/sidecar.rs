@@ -2,52 +2,35 @@
 //! saved as one unit (temporary files, renames, `model_hash`), an
 //! interrupted save finished at load, atomic single-file writes.
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Model, ModelError};
-use crate::files::{toml_string, write_atomic};
+use super::{Model, ModelError, ModelMeta};
+use crate::files::write_atomic;
 use crate::libsvm::dataset::{Fnv64, HashingWriter};
 
 impl Model {
-    /// Writes the model and its sidecar as one unit: the sidecar is
-    /// `features = "..."`, the `options` (`key = value`, strings already
-    /// TOML-quoted) and `model_hash`, the hash of the model file's bytes; a
-    /// binary model carries the same TOML (less the hash) in its meta section.
-    /// Both go to temporary files first, then the sidecar is renamed, then the
-    /// model: a crash leaves the old pair, or a new sidecar beside the old
-    /// model, which [`Model::load`] refuses (the hash differs).
-    pub fn save_with_meta(
-        &self,
-        path: &Path,
-        binary: bool,
-        features: &str,
-        options: &[(&str, String)],
-    ) -> io::Result<()> {
-        self.save_with_meta_text(path, binary, &meta_text(features, options))
-    }
-
-    /// [`Model::save_with_meta`] with the sidecar's TOML as written (a
-    /// `model_hash` line in it is replaced by this model file's).
-    pub fn save_with_meta_text(&self, path: &Path, binary: bool, meta: &str) -> io::Result<()> {
-        let meta: String = meta
-            .lines()
-            .filter(|l| !l.trim_start().starts_with("model_hash"))
-            .map(|l| format!("{l}\n"))
-            .collect();
+    /// Writes the model and its sidecar as one unit: the sidecar is `meta`
+    /// with `model_hash`, the hash of the model file's bytes; a binary model
+    /// carries the same TOML (less the hash) in its meta section. Both go to
+    /// temporary files first, then the sidecar is renamed, then the model: a
+    /// crash leaves the old pair, or a new sidecar beside the old model, which
+    /// [`Model::load`] refuses (the hash differs).
+    pub fn save_with_meta(&self, path: &Path, binary: bool, meta: &ModelMeta) -> io::Result<()> {
+        let mut meta = meta.clone();
+        meta.model_hash = None;
         let model_tmp = tmp_path(path);
         let hash = if binary {
-            let bytes = self.to_binary_with_meta(&meta);
+            let bytes = self.to_binary_with_meta(&meta.to_toml());
             std::fs::write(&model_tmp, &bytes)?;
             Fnv64::hex_of(&bytes)
         } else {
             self.write_text_file(&model_tmp)?
         };
-        let sidecar = format!("{meta}model_hash = {}\n", toml_string(&hash));
+        meta.model_hash = Some(hash);
         let meta_file = meta_path(path);
         let meta_tmp = tmp_path(&meta_file);
-        std::fs::write(&meta_tmp, sidecar)?;
+        std::fs::write(&meta_tmp, meta.to_toml())?;
         std::fs::rename(&meta_tmp, &meta_file)?;
         std::fs::rename(&model_tmp, path)
     }
@@ -82,19 +65,9 @@ pub fn meta_path(model: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Writes the sidecar: `features = "..."` then `key = value` lines (TOML).
-/// Values are written as given; strings must already be TOML-quoted.
-pub fn write_meta(model: &Path, features: &str, options: &[(&str, String)]) -> io::Result<()> {
-    write_atomic(&meta_path(model), meta_text(features, options).as_bytes())
-}
-
-/// The sidecar's text: `features = "..."` then `key = value` lines.
-fn meta_text(features: &str, options: &[(&str, String)]) -> String {
-    let mut s = format!("features = {}\n", toml_string(features));
-    for (k, v) in options {
-        let _ = writeln!(s, "{k} = {v}");
-    }
-    s
+/// Writes the sidecar alone (the model is not touched, so no `model_hash`).
+pub fn write_meta(model: &Path, meta: &ModelMeta) -> io::Result<()> {
+    write_atomic(&meta_path(model), meta.to_toml().as_bytes())
 }
 
 pub(super) use crate::files::tmp_path;
@@ -110,9 +83,9 @@ pub(super) use crate::files::tmp_path;
 pub(super) fn finish_interrupted_save(
     path: &Path,
     bytes: Vec<u8>,
-    meta: Option<&str>,
+    meta: Option<&ModelMeta>,
 ) -> Result<Vec<u8>, ModelError> {
-    let Some(want) = meta.and_then(|m| meta_string(m, "model_hash")) else {
+    let Some(want) = meta.and_then(|m| m.model_hash.as_deref()) else {
         return Ok(bytes);
     };
     if crate::libsvm::dataset::Fnv64::hex_of(&bytes) == want {
@@ -136,9 +109,9 @@ pub(super) fn finish_interrupted_save(
 pub(super) fn check_model_hash(
     path: &Path,
     bytes: &[u8],
-    meta: Option<&str>,
+    meta: Option<&ModelMeta>,
 ) -> Result<(), ModelError> {
-    let Some(want) = meta.and_then(|m| meta_string(m, "model_hash")) else {
+    let Some(want) = meta.and_then(|m| m.model_hash.as_deref()) else {
         return Ok(());
     };
     let got = crate::libsvm::dataset::Fnv64::hex_of(bytes);
@@ -153,23 +126,4 @@ pub(super) fn check_model_hash(
         });
     }
     Ok(())
-}
-
-/// The raw value of `key = value` in a sidecar.
-pub(super) fn meta_value<'a>(meta: &'a str, key: &str) -> Option<&'a str> {
-    meta.lines().find_map(|line| {
-        let (k, v) = line.split_once('=')?;
-        (k.trim() == key).then_some(v.trim())
-    })
-}
-
-pub(super) fn meta_string(meta: &str, key: &str) -> Option<String> {
-    meta.lines().find_map(|line| {
-        let (k, v) = line.split_once('=')?;
-        if k.trim() != key {
-            return None;
-        }
-        let v = v.trim().strip_prefix('"')?.strip_suffix('"')?;
-        Some(v.replace("\\\"", "\"").replace("\\\\", "\\"))
-    })
 }

@@ -81,7 +81,9 @@ fn a_large_model_is_written_in_parallel_as_one_sequential_text() {
     std::fs::create_dir_all(&dir).unwrap();
     let (plain, paired) = (dir.join("plain.model"), dir.join("paired.model"));
     model.save(&plain, false).unwrap();
-    model.save_with_meta(&paired, false, "", &[]).unwrap();
+    model
+        .save_with_meta(&paired, false, &ModelMeta::new(""))
+        .unwrap();
     for path in [&plain, &paired] {
         assert_eq!(std::fs::read_to_string(path).unwrap(), expected);
         assert!(!tmp_path(path).exists());
@@ -202,7 +204,7 @@ fn a_model_and_its_sidecar_must_agree() {
     // No sidecar: a liblinear model, loaded as it is.
     assert!(Model::load(&path).is_ok());
     // The material set has 104 features, the model 200 weights.
-    write_meta(&path, "material", &[]).unwrap();
+    write_meta(&path, &ModelMeta::new("material")).unwrap();
     let e = Model::load(&path).unwrap_err().to_string();
     assert!(
         e.ends_with(
@@ -212,20 +214,24 @@ fn a_model_and_its_sidecar_must_agree() {
         "{e}"
     );
     assert!(e.contains("has nr_feature 200"), "{e}");
-    write_meta(&path, "no-such-set", &[]).unwrap();
+    write_meta(&path, &ModelMeta::new("no-such-set")).unwrap();
     let e = Model::load(&path).unwrap_err().to_string();
     assert!(e.contains("features = \"no-such-set\""), "{e}");
-    write_meta(&path, "relation", &[("nr_feature", "199".into())]).unwrap();
+    let relation = |n| ModelMeta {
+        nr_feature: Some(n),
+        ..ModelMeta::new("relation")
+    };
+    write_meta(&path, &relation(199)).unwrap();
     let e = Model::load(&path).unwrap_err().to_string();
     assert!(e.contains("nr_feature = 199 but"), "{e}");
-    write_meta(&path, "relation", &[("nr_feature", "200".into())]).unwrap();
+    write_meta(&path, &relation(200)).unwrap();
     assert_eq!(Model::load(&path).unwrap().features, "relation");
     // A binary model's sidecar must name the header's set.
     let bin = dir.join("m.bin");
     let mut named = model.clone();
     named.features = "relation".into();
     named.save(&bin, true).unwrap();
-    write_meta(&bin, "kp", &[]).unwrap();
+    write_meta(&bin, &ModelMeta::new("kp")).unwrap();
     let e = Model::load(&bin).unwrap_err().to_string();
     assert!(
         e.contains("disagrees with the binary model's header (relation)"),
@@ -247,12 +253,14 @@ fn model_and_meta_are_one_unit() {
         bias_weight: 0.0,
         features: "material".into(),
     };
-    let options = [("method", toml_string("positions")), ("epochs", "3".into())];
+    let meta = ModelMeta {
+        method: Some("positions".into()),
+        epochs: Some(3),
+        ..ModelMeta::new("material")
+    };
     // Binary: the meta section holds the sidecar's TOML, less the hash.
     let bin = dir.join("m.bin");
-    model
-        .save_with_meta(&bin, true, "material", &options)
-        .unwrap();
+    model.save_with_meta(&bin, true, &meta).unwrap();
     let bytes = std::fs::read(&bin).unwrap();
     let inside = Model::binary_meta(&bin, &bytes).unwrap().unwrap();
     assert_eq!(
@@ -290,15 +298,11 @@ fn model_and_meta_are_one_unit() {
     // Text: what a crash between the two renames leaves (the new sidecar
     // beside the old model) is refused, naming both.
     let txt = dir.join("m.model");
-    model
-        .save_with_meta(&txt, false, "material", &options)
-        .unwrap();
+    model.save_with_meta(&txt, false, &meta).unwrap();
     assert_eq!(Model::load(&txt).unwrap().features, "material");
     let old_text = model.to_text();
     model.w[0] = 0.25;
-    model
-        .save_with_meta(&txt, false, "material", &options)
-        .unwrap();
+    model.save_with_meta(&txt, false, &meta).unwrap();
     std::fs::write(&txt, &old_text).unwrap();
     let e = Model::load(&txt).unwrap_err().to_string();
     assert!(
@@ -318,7 +322,7 @@ fn model_and_meta_are_one_unit() {
     assert!(Model::load(&txt).is_err());
     assert!(tmp_path(&txt).exists());
     // A sidecar without a hash (written by other tools) is still read.
-    write_meta(&txt, "material", &[]).unwrap();
+    write_meta(&txt, &ModelMeta::new("material")).unwrap();
     assert!(Model::load(&txt).is_ok());
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -396,4 +400,105 @@ fn rejects_malformed_text_models() {
         e("solver_type L2R_LR\nnr_class 2\nnr_feature 1\nbias -1\nw\n1\n"),
         "m.model: solver_type L2R_LR is not a regression model (expected L2R_L2LOSS_SVR or an SVR dual)"
     );
+}
+
+/// The sidecar is one struct: what is written reads back the same, in the
+/// fields' order, floats as `{:?}` prints them (`1e-6`, not `0.000001`).
+#[test]
+fn a_sidecar_round_trips() {
+    let meta = ModelMeta {
+        method: Some("streaming".into()),
+        rate: Some(f32_as_written(0.01)),
+        tolerance: Some(1e-6),
+        epochs: Some(3),
+        seed: Some(Seed(None)),
+        objective: Some(f64::NAN),
+        epoch_mse: Some(vec![0.5, 2.0]),
+        binary: Some(false),
+        data: Some(vec!["a \"b\"\\c.svm".into()]),
+        model_hash: Some("00ff".into()),
+        ..ModelMeta::new("material,kp")
+    };
+    let text = meta.to_toml();
+    assert_eq!(
+        text,
+        "features = \"material,kp\"\nmethod = \"streaming\"\nrate = 0.01\n\
+         tolerance = 1e-6\nepochs = 3\nseed = \"sorted\"\nobjective = nan\n\
+         epoch_mse = [0.5, 2.0]\nbinary = false\ndata = [\"a \\\"b\\\"\\\\c.svm\"]\n\
+         model_hash = \"00ff\"\n"
+    );
+    let back = ModelMeta::parse(&text).unwrap();
+    assert!(back.objective.unwrap().is_nan());
+    let same = |m: &ModelMeta| ModelMeta {
+        objective: None,
+        ..m.clone()
+    };
+    assert_eq!(same(&back), same(&meta));
+    assert_eq!(back.to_toml(), text);
+    // A seed past TOML's i64 is written as a string and read back.
+    let big = ModelMeta {
+        seed: Some(Seed(Some(u64::MAX))),
+        ..ModelMeta::default()
+    };
+    assert_eq!(big.to_toml(), "seed = \"18446744073709551615\"\n");
+    assert_eq!(ModelMeta::parse(&big.to_toml()).unwrap(), big);
+}
+
+/// The sidecars the peer scripts write (`scripts/liblinear_io.py`'s
+/// `write_fitted` for scikit-learn and Spark, `scripts/liblinear_fit.sh`)
+/// load: their keys are modelled, `data` may be one string, and a key no one
+/// models is accepted. The texts are what the scripts printed
+/// (`tests/peers_position_rows.rs` and `tests/spark.rs` run the scripts).
+#[test]
+fn the_peer_scripts_sidecars_load() {
+    let sklearn = "features = \"material,kp\"\nsolver = \"scikit-learn Ridge sparse_cg\"\n\
+        c = 0.002\np = 0.0\nbias = -1.0\nprior = \"zero\"\nalpha = 250.0\nrows = 1234\n\
+        tolerance = 1e-06\nobjective = 12.345678901234567\nbinary = false\n\
+        monotone_hand = false\ndata = [\"rows/rows/a.svm\", \"rows/rows/b.svm\"]\n";
+    let m = ModelMeta::parse(sklearn).unwrap();
+    assert_eq!(m.features.as_deref(), Some("material,kp"));
+    assert_eq!(
+        (m.alpha, m.rows, m.tolerance),
+        (Some(250.0), Some(1234), Some(1e-6))
+    );
+    assert_eq!(m.data.as_ref().map(Vec::len), Some(2));
+    let spark = "features = \"relation\"\nsolver = \"spark LinearRegression l-bfgs\"\n\
+        c = 0.01\np = 0.0\nbias = -1.0\nreg_param = 1.2e-05\nlabel_std = 0.0123\n\
+        rows = 4321\ntolerance = 1e-12\niterations = 17\nobjective = 0.5\n\
+        master = \"local[2]\"\nbinary = false\nmonotone_hand = false\n\
+        data = [\"x/rows/1.svm\"]\n";
+    let m = ModelMeta::parse(spark).unwrap();
+    assert_eq!((m.reg_param, m.label_std), (Some(1.2e-5), Some(0.0123)));
+    assert_eq!(m.master.as_deref(), Some("local[2]"));
+    let liblinear = "features = \"material,kp\"\n\
+        solver = \"liblinear-train -s 11 -p 0 -c 2e-3 -q\"\nprior = \"zero\"\ndata = \"rows\"\n\
+        someone_elses_key = { a = 1 }\n";
+    let m = ModelMeta::parse(liblinear).unwrap();
+    assert_eq!(m.data, Some(vec!["rows".to_string()]));
+    // Each beside a model of its set loads, the set read from it.
+    let text = std::fs::read(examples().join("small_s11.model")).unwrap();
+    let p = Path::new("m.model");
+    for (set, meta) in [
+        ("material,kp", sklearn),
+        ("relation", spark),
+        ("material,kp", liblinear),
+    ] {
+        let mut named = Model::from_bytes(p, &text, None).unwrap();
+        named.w.truncate(1);
+        let m = Model::from_bytes(p, named.to_text().as_bytes(), Some(meta)).unwrap();
+        assert_eq!(m.features, set);
+    }
+    // Not TOML, or a known key of the wrong type: refused, naming the sidecar.
+    for bad in [
+        "features = material\n",
+        "features = \"relation\"\nnr_feature = \"3\"\n",
+    ] {
+        let e = Model::from_bytes(p, &text, Some(bad))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("m.model.meta.toml: not a model sidecar: "),
+            "{e}"
+        );
+    }
 }

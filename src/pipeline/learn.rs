@@ -13,7 +13,7 @@ use super::reports::round_dir;
 use super::run::{io_at, other, PipelineError};
 use crate::eval::{DynEvaluator, EvalChoice, Material};
 use crate::features::Features;
-use crate::model::{toml_string, Model};
+use crate::model::{Model, ModelMeta};
 use crate::record::Game;
 use crate::train::positions::{
     material_prior, model_prior, samples_from_games, samples_from_position_files,
@@ -184,22 +184,22 @@ pub fn positions_round(
         .save_with_meta(
             model_path,
             false,
-            &model.features,
-            &[
-                ("method", toml_string(l.method.name())),
-                ("teacher", toml_string(&teacher_name)),
-                ("teacher_depth", l.teacher_depth.to_string()),
-                ("result_weight", format!("{:?}", l.result_weight)),
-                ("eval_k", format!("{:?}", l.eval_k)),
-                ("mu", format!("{:?}", l.mu)),
-                ("rate", format!("{:?}", params.rate)),
-                ("epochs", l.epochs.to_string()),
-                ("batch", l.batch.to_string()),
-                ("prior", toml_string(&l.prior)),
-                ("anchor_material", l.anchor_material.to_string()),
-                ("positions", train_leaves.len().to_string()),
-                ("binary", "false".into()),
-            ],
+            &ModelMeta {
+                method: Some(l.method.name().into()),
+                teacher: Some(teacher_name),
+                teacher_depth: Some(l.teacher_depth),
+                result_weight: Some(l.result_weight),
+                eval_k: Some(l.eval_k),
+                mu: Some(l.mu),
+                rate: Some(params.rate),
+                epochs: Some(l.epochs as u64),
+                batch: Some(l.batch as u64),
+                prior: Some(l.prior.clone()),
+                anchor_material: Some(l.anchor_material),
+                positions: Some(train_leaves.len() as u64),
+                binary: Some(false),
+                ..ModelMeta::new(&model.features)
+            },
         )
         .map_err(io_at(model_path))?;
     Ok(PositionsFigures {
@@ -269,22 +269,22 @@ pub fn ranking_round(
         .save_with_meta(
             model_path,
             false,
-            &model.features,
-            &[
-                ("method", toml_string("ranking")),
-                ("optimizer", toml_string(params.optimizer().name())),
-                ("rate", format!("{:?}", params.rate())),
-                ("window", format!("{:?}", params.window())),
-                ("lambda", format!("{:?}", params.lambda())),
-                ("epochs", params.epochs().to_string()),
-                ("batch_games", params.batch_games().to_string()),
-                ("skip_opening", params.skip_opening().to_string()),
-                ("leaf", toml_string(params.leaf_kind().name())),
-                ("prior", toml_string(&prior)),
-                ("anchor_material", l.anchor_material.to_string()),
-                ("top1", format!("{:?}", last.train.top1_rate())),
-                ("binary", "false".into()),
-            ],
+            &ModelMeta {
+                method: Some("ranking".into()),
+                optimizer: Some(params.optimizer().name().into()),
+                rate: Some(params.rate()),
+                window: Some(params.window()),
+                lambda: Some(params.lambda()),
+                epochs: Some(params.epochs() as u64),
+                batch_games: Some(params.batch_games() as u64),
+                skip_opening: Some(params.skip_opening() as u64),
+                leaf: Some(params.leaf_kind().name().into()),
+                prior: Some(prior),
+                anchor_material: Some(l.anchor_material),
+                top1: Some(last.train.top1_rate()),
+                binary: Some(false),
+                ..ModelMeta::new(&model.features)
+            },
         )
         .map_err(io_at(model_path))?;
     Ok(PositionsFigures {

@@ -33,7 +33,7 @@ use crate::engine::agreement::{games_agreement, Agreement};
 use crate::eval::{load_linear, Material};
 use crate::extract::{self, ExtractOptions, GameJob, GameReport, Labelling};
 use crate::features::Features;
-use crate::model::{meta_path, Model};
+use crate::model::{meta_path, Model, ModelMeta};
 use crate::record::{self, Game};
 use crate::train::Progress;
 
@@ -533,12 +533,14 @@ pub fn run_recipe(
     let final_bin = out.join("final.bin");
     let model = Model::load(&last).map_err(other)?;
     let meta = fs::read_to_string(meta_path(&last)).map_err(io_at(&meta_path(&last)))?;
+    let meta = ModelMeta::parse(&meta)
+        .map_err(|e| PipelineError::Other(format!("{}: {e}", meta_path(&last).display())))?;
     // Each with its sidecar (its own model_hash); the binary carries the meta too.
     model
-        .save_with_meta_text(&final_model, false, &meta)
+        .save_with_meta(&final_model, false, &meta)
         .map_err(io_at(&final_model))?;
     model
-        .save_with_meta_text(&final_bin, true, &meta)
+        .save_with_meta(&final_bin, true, &meta)
         .map_err(io_at(&final_bin))?;
     observer.line(&format!(
         "final model: {} and {}",

@@ -13,7 +13,7 @@ use super::run::{io_at, other, Observer, PipelineError};
 use crate::eval::{load_linear, EngineModel, Material};
 use crate::features::{FeatureSet, Features};
 use crate::libsvm::read_paths_compact;
-use crate::model::toml_string;
+use crate::model::ModelMeta;
 use crate::train::{Event, Solver};
 
 /// Plays the round's model against the material engine (`[match]`) at the
@@ -114,19 +114,19 @@ pub(crate) fn fit_svr(
         .save_with_meta(
             model_path,
             false,
-            &model.features,
-            &[
+            &ModelMeta {
                 // `auto` ends in the dual or the primal solver: the model says which.
-                ("solver", toml_string(&model.solver_type)),
-                ("c", format!("{:?}", s.c)),
-                ("p", format!("{:?}", s.p)),
-                ("tolerance", format!("{:?}", checked_tolerance)),
-                ("bias", format!("{:?}", s.bias)),
-                ("max_iterations", s.max_iterations.to_string()),
-                ("iterations", fitted.iterations.to_string()),
-                ("objective", format!("{:?}", fitted.objective)),
-                ("binary", "false".into()),
-            ],
+                solver: Some(model.solver_type.clone()),
+                c: Some(s.c),
+                p: Some(s.p),
+                tolerance: Some(checked_tolerance),
+                bias: Some(s.bias),
+                max_iterations: Some(s.max_iterations as u64),
+                iterations: Some(fitted.iterations as u64),
+                objective: Some(fitted.objective),
+                binary: Some(false),
+                ..ModelMeta::new(&model.features)
+            },
         )
         .map_err(io_at(model_path))?;
     Ok(figures_fit)
@@ -169,12 +169,11 @@ pub(crate) fn fit_streaming(
         .save_with_meta(
             model_path,
             false,
-            &model.features,
-            &[
-                params.meta(),
-                vec![("mse", format!("{:?}", mse)), ("binary", "false".into())],
-            ]
-            .concat(),
+            &ModelMeta {
+                mse: Some(mse),
+                binary: Some(false),
+                ..params.meta(&model.features)
+            },
         )
         .map_err(io_at(model_path))?;
     Ok(figures_fit)

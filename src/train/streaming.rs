@@ -41,9 +41,9 @@ use linfa::ParamGuard;
 
 use super::progress::{Epoch as ProgressEpoch, Event, Observer};
 use super::TrainError;
-use crate::files::toml_string;
 use crate::libsvm::{ReadError, RowBuffer, RowReader};
 use crate::model::Model;
+use crate::model::{f32_as_written, ModelMeta};
 use crate::rng::SplitMix64;
 
 /// Rows parsed at a time from a file (bounds the memory a large file costs).
@@ -75,19 +75,19 @@ impl StreamingValidParams {
         train_streaming(self, files, dimension, observer)
     }
 
-    /// The sidecar options (`key`, TOML value) that say how a model was
-    /// learned, written by `fit streaming` and by recipes, in this
-    /// order: `method`, `rate`, `min_frequency`, `bound`, `batch_games`,
-    /// `epochs`. Each caller appends what it knows besides.
-    pub fn meta(&self) -> Vec<(&'static str, String)> {
-        vec![
-            ("method", toml_string("streaming")),
-            ("rate", format!("{:?}", self.rate())),
-            ("min_frequency", self.min_frequency().to_string()),
-            ("bound", format!("{:?}", self.bound())),
-            ("batch_games", self.batch_games().to_string()),
-            ("epochs", self.epochs().to_string()),
-        ]
+    /// The sidecar of a model of `features` learned with these parameters,
+    /// written by `fit streaming` and by recipes; each caller adds what it
+    /// knows besides.
+    pub fn meta(&self, features: &str) -> ModelMeta {
+        ModelMeta {
+            method: Some("streaming".into()),
+            rate: Some(f32_as_written(self.rate())),
+            min_frequency: Some(self.min_frequency()),
+            bound: Some(f32_as_written(self.bound())),
+            batch_games: Some(self.batch_games() as u64),
+            epochs: Some(self.epochs() as u64),
+            ..ModelMeta::new(features)
+        }
     }
 
     /// The learning rate.

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use clap::{Args as ClapArgs, Subcommand};
 use kifulearn::arena::{left_out_line, TestOpenings};
 use kifulearn::features::{BaseSet, Features};
-use kifulearn::model::Model;
+use kifulearn::model::{Model, ModelMeta};
 use kifulearn::record::Game;
 use kifulearn::train::isotonic::monotone_hand;
 
@@ -238,21 +238,23 @@ pub struct ModelOut {
 impl ModelOut {
     /// Applies `--monotone-hand` (weighted by `counts` when given), then writes
     /// the model and its sidecar as one unit ([`Model::save_with_meta`]), with
-    /// `monotone_hand` added to `options`.
+    /// `binary` and `monotone_hand` set in `meta`.
     pub fn write(
         &self,
         model: &mut Model,
         counts: Option<&[f64]>,
-        features: &str,
-        options: &[(&str, String)],
+        meta: ModelMeta,
     ) -> std::io::Result<()> {
         if let Some(features) = &self.monotone_hand {
             let changed = monotone_hand(features, &mut model.w, counts).unwrap_or(0);
             summary!("monotone hand: {changed} weight(s) pooled");
         }
-        let mut options = options.to_vec();
-        options.push(("monotone_hand", self.monotone_hand.is_some().to_string()));
-        model.save_with_meta(&self.path, self.binary, features, &options)
+        let meta = ModelMeta {
+            binary: Some(self.binary),
+            monotone_hand: Some(self.monotone_hand.is_some()),
+            ..meta
+        };
+        model.save_with_meta(&self.path, self.binary, &meta)
     }
 }
 

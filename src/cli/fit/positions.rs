@@ -8,7 +8,7 @@ use clap::Args as ClapArgs;
 
 use kifulearn::eval::{load_evaluator, DynEvaluator, EvalChoice, Material};
 use kifulearn::features::Features;
-use kifulearn::model::toml_string;
+use kifulearn::model::{ModelMeta, Seed};
 use kifulearn::record::{read_games, Game};
 use kifulearn::train::positions::{
     named_prior, samples_from_games, samples_from_position_files, split_position_paths,
@@ -188,13 +188,12 @@ pub fn run(args: &Args) -> CliResult {
         prior,
         skip,
         positions: train.len(),
-        extra: &[],
+        chunk: None,
         train_cross_entropy: fitted.epochs.last().map(|r| r.train.cross_entropy),
-        binary: out.binary,
         files: position_files.iter().chain(&records),
     }
-    .entries();
-    out.write(&mut model, None, &features.to_string(), &meta)?;
+    .into_meta(&features.to_string());
+    out.write(&mut model, None, meta)?;
     verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -275,7 +274,7 @@ impl Setup {
 }
 
 /// What `MODEL.meta.toml` records of a positions fit, in-memory or streamed
-/// (the streamed fit adds its `chunk` in `extra`).
+/// (the streamed fit adds its `chunk`).
 struct Meta<'a, I> {
     pub teacher: &'a str,
     pub depth: u32,
@@ -283,42 +282,33 @@ struct Meta<'a, I> {
     pub prior: &'a str,
     pub skip: usize,
     pub positions: usize,
-    pub extra: &'a [(&'static str, String)],
+    pub chunk: Option<usize>,
     pub train_cross_entropy: Option<f64>,
-    pub binary: bool,
     pub files: I,
 }
 
 impl<'a, I: Iterator<Item = &'a PathBuf>> Meta<'a, I> {
-    /// The `(key, TOML value)` pairs, in the order the file has always had.
-    pub fn entries(self) -> Vec<(&'static str, String)> {
+    /// The sidecar of a model of `features`.
+    pub fn into_meta(self, features: &str) -> ModelMeta {
         let p = self.params;
-        let quoted: Vec<String> = self
-            .files
-            .map(|f| toml_string(&f.display().to_string()))
-            .collect();
-        let mut meta = vec![
-            ("method", toml_string("positions")),
-            ("teacher", toml_string(self.teacher)),
-            ("teacher_depth", self.depth.to_string()),
-            ("result_weight", format!("{:?}", p.lambda)),
-            ("eval_k", format!("{:?}", p.eval_k)),
-            ("mu", format!("{:?}", p.mu)),
-            ("rate", format!("{:?}", p.rate)),
-            ("epochs", p.epochs.to_string()),
-            ("batch", p.batch.to_string()),
-            ("seed", p.seed.to_string()),
-            ("anchor_material", p.anchor_material.to_string()),
-            ("prior", toml_string(self.prior)),
-            ("skip_plies", self.skip.to_string()),
-            ("positions", self.positions.to_string()),
-        ];
-        meta.extend_from_slice(self.extra);
-        if let Some(ce) = self.train_cross_entropy {
-            meta.push(("train_cross_entropy", format!("{ce:?}")));
+        ModelMeta {
+            method: Some("positions".into()),
+            teacher: Some(self.teacher.into()),
+            teacher_depth: Some(self.depth),
+            result_weight: Some(p.lambda),
+            eval_k: Some(p.eval_k),
+            mu: Some(p.mu),
+            rate: Some(p.rate),
+            epochs: Some(p.epochs as u64),
+            batch: Some(p.batch as u64),
+            seed: Some(Seed(Some(p.seed))),
+            anchor_material: Some(p.anchor_material),
+            prior: Some(self.prior.into()),
+            skip_plies: Some(self.skip as u64),
+            positions: Some(self.positions as u64),
+            chunk: self.chunk.map(|n| n as u64),
+            train_cross_entropy: self.train_cross_entropy,
+            ..ModelMeta::new(features).data_files(self.files)
         }
-        meta.push(("binary", self.binary.to_string()));
-        meta.push(("data", format!("[{}]", quoted.join(", "))));
-        meta
     }
 }

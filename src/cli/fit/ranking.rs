@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::ProgressBar;
 use kifulearn::features::Features;
-use kifulearn::model::toml_string;
+use kifulearn::model::{ModelMeta, Seed};
 use kifulearn::record::read_games;
 use kifulearn::train::progress::{Epoch, Event, Observer};
 use kifulearn::train::ranking::{EpochReport, Leaf, Optimizer, RankingParams, RankingValidParams};
@@ -130,7 +130,6 @@ impl Args {
 pub fn run(args: &Args) -> CliResult {
     let out = &args.out.model_out(&args.records, false)?;
     let records = &args.records[..];
-    let binary = out.binary;
     let features: Features = out.features.parse()?;
     let mut unchecked = args.params().leaf_kind(match (args.leaf, args.research) {
         (_, true) => Leaf::Current,
@@ -165,12 +164,12 @@ pub fn run(args: &Args) -> CliResult {
     observer.bar.finish_and_clear();
     let mut model = fitted.model;
     let last = fitted.epochs.last().copied();
-    let mut meta = meta(&params, last, records, binary);
-    if let Some(prior) = &args.prior {
-        meta.push(("prior", toml_string(prior)));
-        meta.push(("anchor_material", args.anchor_material.to_string()));
-    }
-    out.write(&mut model, None, &features.to_string(), &meta)?;
+    let meta = ModelMeta {
+        prior: args.prior.clone(),
+        anchor_material: args.prior.as_ref().map(|_| args.anchor_material),
+        ..meta(&params, last, &features.to_string(), records)
+    };
+    out.write(&mut model, None, meta)?;
     verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -178,40 +177,25 @@ pub fn run(args: &Args) -> CliResult {
 fn meta(
     p: &RankingValidParams,
     last: Option<EpochReport>,
+    features: &str,
     records: &[PathBuf],
-    binary: bool,
-) -> Vec<(&'static str, String)> {
-    let quoted: Vec<String> = records
-        .iter()
-        .map(|f| toml_string(&f.display().to_string()))
-        .collect();
-    let mut m = vec![
-        ("method", toml_string("ranking")),
-        ("optimizer", toml_string(p.optimizer().name())),
-        ("rate", format!("{:?}", p.rate())),
-        ("window", format!("{:?}", p.window())),
-        ("lambda", format!("{:?}", p.lambda())),
-        ("epochs", p.epochs().to_string()),
-        ("batch_games", p.batch_games().to_string()),
-        ("seed", p.seed().to_string()),
-        ("skip_opening", p.skip_opening().to_string()),
-    ];
-    if let Some(n) = p.max_plies() {
-        m.push(("max_plies", n.to_string()));
+) -> ModelMeta {
+    ModelMeta {
+        method: Some("ranking".into()),
+        optimizer: Some(p.optimizer().name().into()),
+        rate: Some(p.rate()),
+        window: Some(p.window()),
+        lambda: Some(p.lambda()),
+        epochs: Some(p.epochs() as u64),
+        batch_games: Some(p.batch_games() as u64),
+        seed: Some(Seed(Some(p.seed()))),
+        skip_opening: Some(p.skip_opening() as u64),
+        max_plies: p.max_plies().map(|n| n as u64),
+        leaf: (p.leaf_kind() != Leaf::Sibling).then(|| p.leaf_kind().name().into()),
+        objective_per_position: last.map(|r| r.objective_per_position()),
+        top1: last.map(|r| r.train.top1_rate()),
+        ..ModelMeta::new(features).data_files(records)
     }
-    if p.leaf_kind() != Leaf::Sibling {
-        m.push(("leaf", toml_string(p.leaf_kind().name())));
-    }
-    if let Some(r) = last {
-        m.push((
-            "objective_per_position",
-            format!("{:?}", r.objective_per_position()),
-        ));
-        m.push(("top1", format!("{:?}", r.train.top1_rate())));
-    }
-    m.push(("binary", binary.to_string()));
-    m.push(("data", format!("[{}]", quoted.join(", "))));
-    m
 }
 
 /// A progress bar over each epoch's games and one summary line per epoch on stderr.

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args as ClapArgs;
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::libsvm::expand_paths;
-use kifulearn::model::toml_string;
+use kifulearn::model::{ModelMeta, Seed};
 use kifulearn::train::progress::Epoch;
 use kifulearn::train::streaming::StreamingValidParams;
 use kifulearn::train::{Event, StreamingParams};
@@ -74,7 +74,7 @@ impl Args {
 pub fn run(args: &Args) -> CliResult {
     let out = &args.out.model_out(&args.data, true)?;
     let data = &args.data[..];
-    let (features, binary) = (out.features.as_str(), out.binary);
+    let features = out.features.as_str();
     let params = args.params().check()?;
     // Allocate the whole weight table now when the feature set says how large.
     let dimension = if features == "unspecified" {
@@ -119,30 +119,11 @@ pub fn run(args: &Args) -> CliResult {
         model.nr_feature(),
         stats.iter().map(|s| s.seconds).sum::<f64>()
     );
-    let list = |v: Vec<String>| format!("[{}]", v.join(", "));
-    let mut options = params.meta();
-    options.extend([
-        (
-            "seed",
-            params
-                .seed()
-                .map_or_else(|| toml_string("sorted"), |s| s.to_string()),
-        ),
-        ("binary", binary.to_string()),
-        (
-            "epoch_mse",
-            list(stats.iter().map(|s| format!("{:?}", s.mse)).collect()),
-        ),
-        (
-            "data",
-            list(
-                files
-                    .iter()
-                    .map(|f| toml_string(&f.display().to_string()))
-                    .collect(),
-            ),
-        ),
-    ]);
-    out.write(&mut model, None, features, &options)?;
+    let meta = ModelMeta {
+        seed: Some(Seed(params.seed())),
+        epoch_mse: Some(stats.iter().map(|s| s.mse).collect()),
+        ..params.meta(features).data_files(&files)
+    };
+    out.write(&mut model, None, meta)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,7 +10,7 @@ use clap::Args as ClapArgs;
 use kifulearn::features::Features;
 use kifulearn::libsvm::dataset::{self, DatasetInfo};
 use kifulearn::libsvm::{expand_paths, read_paths_compact, Values};
-use kifulearn::model::toml_string;
+use kifulearn::model::ModelMeta;
 use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
 use kifulearn::train::{Event, Solver, SvrOptions};
 
@@ -157,26 +157,20 @@ pub fn run(all: &Args) -> CliResult {
             println!("bias {}", model.bias_weight);
         }
     }
-    let quoted: Vec<String> = files
-        .iter()
-        .map(|f| toml_string(&f.display().to_string()))
-        .collect();
     out.write(
         &mut model,
         counts.as_deref(),
-        set,
-        &[
-            ("solver", toml_string(&solver_type)),
-            ("c", format!("{:?}", args.c)),
-            ("p", format!("{:?}", args.p)),
-            ("tolerance", format!("{:?}", checked.tolerance())),
-            ("bias", format!("{:?}", args.bias)),
-            ("iterations", fitted.iterations.to_string()),
-            ("objective", format!("{:?}", fitted.objective)),
-            ("binary", out.binary.to_string()),
-            ("prior", toml_string(prior)),
-            ("data", format!("[{}]", quoted.join(", "))),
-        ],
+        ModelMeta {
+            solver: Some(solver_type),
+            c: Some(args.c),
+            p: Some(args.p),
+            tolerance: Some(checked.tolerance()),
+            bias: Some(args.bias),
+            iterations: Some(fitted.iterations as u64),
+            objective: Some(fitted.objective),
+            prior: Some(prior.to_string()),
+            ..ModelMeta::new(set).data_files(&files)
+        },
     )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -228,7 +228,7 @@ fn options_are_applied_and_model_files_are_loaded() {
     }
     .save(&path, false)
     .unwrap();
-    crate::model::write_meta(&path, "material", &[]).unwrap();
+    crate::model::write_meta(&path, &crate::model::ModelMeta::new("material")).unwrap();
     let out = Shared::default();
     let mut engine = UsiEngine::new(out.clone(), EvalChoice::Model(path.clone())).unwrap();
     engine.handle_line("position startpos moves 7g7f 3c3d");
@@ -356,7 +356,7 @@ fn the_evaluation_cache_is_kept_only_while_the_evaluator_is_the_same() {
             bias_weight: 0.0,
             features: "material,kp".into(),
         }
-        .save_with_meta(&path, false, "material,kp", &[])
+        .save_with_meta(&path, false, &crate::model::ModelMeta::new("material,kp"))
         .unwrap();
     };
     let searches = |engine: &mut UsiEngine<Shared>, out: &Shared, gos: usize| {

@@ -139,13 +139,12 @@ pub fn run(
         prior,
         skip,
         positions: fitted.positions as usize,
-        extra: &[("chunk", chunk.to_string())],
+        chunk: Some(chunk),
         train_cross_entropy: fitted.fit.epochs.last().map(|r| r.train.cross_entropy),
-        binary: out.binary,
         files: position_files.iter().chain(&records),
     }
-    .entries();
-    out.write(&mut model, None, &features.to_string(), &meta)?;
+    .into_meta(&features.to_string());
+    out.write(&mut model, None, meta)?;
     verbosity::summary!("wrote {}", out.path.display());
     Ok(ExitCode::SUCCESS)
 }
