@@ -416,7 +416,7 @@ pub enum RecipeError {
         /// The key's line (1-based), when the recipe sets it (a default has none).
         line: Option<usize>,
         /// The key, as `table.key`.
-        key: &'static str,
+        key: String,
         /// The value found.
         value: String,
         /// What is allowed.
@@ -462,10 +462,10 @@ impl Recipe {
     }
 
     fn check(&self, path: &Path, text: &str) -> Result<(), RecipeError> {
-        let bad = |key, value: String, expected| RecipeError::Value {
+        let bad = |key: &str, value: String, expected| RecipeError::Value {
             path: path.to_path_buf(),
             line: key_line(text, key),
-            key,
+            key: key.to_string(),
             value,
             expected,
         };
@@ -492,31 +492,9 @@ impl Recipe {
             };
             return Err(bad(key, value, e.expected().unwrap_or_default()));
         }
-        if !(self.solver.c.is_finite() && self.solver.c > 0.0) {
-            return Err(bad(
-                "solver.c",
-                self.solver.c.to_string(),
-                "a positive cost",
-            ));
-        }
-        if !(self.solver.p.is_finite() && self.solver.p >= 0.0) {
-            return Err(bad("solver.p", self.solver.p.to_string(), "p ≥ 0"));
-        }
-        if let Some(t) = self.solver.tolerance {
-            if !(t.is_finite() && t > 0.0) {
-                return Err(bad(
-                    "solver.tolerance",
-                    t.to_string(),
-                    "a positive tolerance",
-                ));
-            }
-        }
-        if self.solver.max_iterations == 0 {
-            return Err(bad(
-                "solver.max_iterations",
-                "0".into(),
-                "at least 1 iteration",
-            ));
+        if let Some(e) = self.solver.out_of_range() {
+            let key = format!("solver.{}", e.key());
+            return Err(bad(&key, e.value(), e.expected()));
         }
         if self.rounds == 0 {
             return Err(bad("rounds", "0".into(), "at least 1 round"));
@@ -708,6 +686,28 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert_eq!(err, "r.toml: line 5: solver.c = -1: a positive cost");
+        // The `[solver]` table is checked by the SVR's own check, so every
+        // range `fit svr` refuses a recipe refuses too, named by its key.
+        for (line, message) in [
+            ("p = -0.5", "solver.p = -0.5: p ≥ 0"),
+            (
+                "tolerance = 0.0",
+                "solver.tolerance = 0: a positive tolerance",
+            ),
+            (
+                "max_iterations = 0",
+                "solver.max_iterations = 0: at least 1 iteration",
+            ),
+            ("bias = inf", "solver.bias = inf: a finite bias"),
+        ] {
+            let err = Recipe::parse(
+                &format!("[inputs]\npaths = [\"g\"]\n[solver]\n{line}\n"),
+                Path::new("r.toml"),
+            )
+            .unwrap_err()
+            .to_string();
+            assert_eq!(err, format!("r.toml: line 4: {message}"));
+        }
     }
 
     /// `[match] movetime` is optional (no match on the clock) and checked.

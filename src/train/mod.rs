@@ -36,7 +36,7 @@ pub use progress::{Event, Observer, Quiet};
 pub use streaming::{EpochStats, StreamingFit, StreamingParams, StreamingValidParams};
 pub use svr::{
     predict_into, CompactDataset, Progress, SharedObserver, Solver, SparseDataset, SvrModel,
-    SvrOptions, SvrParams, SvrValidParams, DENSE_MAX_FEATURES,
+    SvrOptions, SvrParamError, SvrParams, SvrValidParams, DENSE_MAX_FEATURES,
 };
 
 /// Errors of training: a rejected hyper-parameter or mismatched data.

@@ -252,7 +252,66 @@ impl Default for SvrOptions {
     }
 }
 
+/// An SVR parameter out of its range: the one check behind `fit svr`'s
+/// flags ([`ParamGuard::check`]) and a recipe's `[solver]` table
+/// ([`SvrOptions::out_of_range`]).
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum SvrParamError {
+    /// Cost C.
+    #[error("C must be positive and finite, got {0}")]
+    C(f64),
+    /// Tube width p.
+    #[error("p must be non-negative and finite, got {0}")]
+    P(f64),
+    /// Stopping tolerance.
+    #[error("tolerance must be positive and finite, got {0}")]
+    Tolerance(f64),
+    /// Iteration cap of 0.
+    #[error("max_iterations must be at least 1, got 0")]
+    MaxIterations,
+    /// Bias feature value.
+    #[error("bias must be finite, got {0}")]
+    Bias(f64),
+}
+
+impl SvrParamError {
+    /// The [`SvrOptions`] key (a recipe's `[solver]` key) that is out of range.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Self::C(_) => "c",
+            Self::P(_) => "p",
+            Self::Tolerance(_) => "tolerance",
+            Self::MaxIterations => "max_iterations",
+            Self::Bias(_) => "bias",
+        }
+    }
+
+    /// The value found, as the recipe shows it.
+    pub fn value(&self) -> String {
+        match self {
+            Self::C(x) | Self::P(x) | Self::Tolerance(x) | Self::Bias(x) => x.to_string(),
+            Self::MaxIterations => "0".into(),
+        }
+    }
+
+    /// What is allowed, in a recipe's words.
+    pub fn expected(&self) -> &'static str {
+        match self {
+            Self::C(_) => "a positive cost",
+            Self::P(_) => "p ≥ 0",
+            Self::Tolerance(_) => "a positive tolerance",
+            Self::MaxIterations => "at least 1 iteration",
+            Self::Bias(_) => "a finite bias",
+        }
+    }
+}
+
 impl SvrOptions {
+    /// The first option out of its range, if any (the check of [`ParamGuard::check`]).
+    pub fn out_of_range(&self) -> Option<SvrParamError> {
+        self.params().0.out_of_range()
+    }
+
     /// The unchecked parameters these options set (no observer).
     pub fn params(&self) -> SvrParams {
         let p = SvrParams::new()
@@ -328,31 +387,36 @@ impl SvrParams {
     }
 }
 
+impl SvrValidParams {
+    /// The first parameter out of its range, if any.
+    fn out_of_range(&self) -> Option<SvrParamError> {
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Some(SvrParamError::C(self.c));
+        }
+        if !(self.p.is_finite() && self.p >= 0.0) {
+            return Some(SvrParamError::P(self.p));
+        }
+        if let Some(t) = self.tolerance.filter(|t| !(t.is_finite() && *t > 0.0)) {
+            return Some(SvrParamError::Tolerance(t));
+        }
+        if self.max_iterations == 0 {
+            return Some(SvrParamError::MaxIterations);
+        }
+        if !self.bias.is_finite() {
+            return Some(SvrParamError::Bias(self.bias));
+        }
+        None
+    }
+}
+
 impl ParamGuard for SvrParams {
     type Checked = SvrValidParams;
     type Error = TrainError;
 
     fn check_ref(&self) -> Result<&SvrValidParams, TrainError> {
-        let p = &self.0;
-        let bad = |m: String| Err(TrainError::InvalidParam(m));
-        if !(p.c.is_finite() && p.c > 0.0) {
-            return bad(format!("C must be positive and finite, got {}", p.c));
-        }
-        if !(p.p.is_finite() && p.p >= 0.0) {
-            return bad(format!("p must be non-negative and finite, got {}", p.p));
-        }
-        if let Some(t) = p.tolerance {
-            if !(t.is_finite() && t > 0.0) {
-                return bad(format!("tolerance must be positive and finite, got {t}"));
-            }
-        }
-        if p.max_iterations == 0 {
-            return bad("max_iterations must be at least 1, got 0".into());
-        }
-        if !p.bias.is_finite() {
-            return bad(format!("bias must be finite, got {}", p.bias));
-        }
-        Ok(p)
+        self.0.out_of_range().map_or(Ok(&self.0), |e| {
+            Err(TrainError::InvalidParam(e.to_string()))
+        })
     }
 
     fn check(self) -> Result<SvrValidParams, TrainError> {
