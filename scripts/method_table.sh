@@ -124,7 +124,7 @@ for name in $methods; do
   model="$out/$name.txt"
   [ "$name" = material ] && model=material
   if [ ! -e "$out/eval-$name.csv" ]; then
-    "$bin" evaluate --model "$model" "$out/held" --csv "$out/eval-$name.csv.tmp" >&2
+    "$bin" evaluate --evaluator "$model" "$out/held" --csv "$out/eval-$name.csv.tmp" >&2
     mv "$out/eval-$name.csv.tmp" "$out/eval-$name.csv"
   fi
   for depth in 2 3; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scikit-learn fits, the engine plays: a Ridge regression on libsvm rows
 (position rows from `kifulearn positions FILES --rows DIR`, or any rows
-`kifulearn extract` writes), written as a model that `usi --model`,
+`kifulearn extract` writes), written as a model that `usi --evaluator`,
 `match --engine-a`, `predict` and `evaluate` load.
 
 Usage:

@@ -106,7 +106,7 @@ fn a_faulty_teacher_is_restarted_retried_and_skipped_with_counts() {
         input.to_str().unwrap(),
         "--relabel",
         output.to_str().unwrap(),
-        "--teacher",
+        "--teacher-usi",
         &command,
         "--teacher-timeout",
         "0.5",
@@ -239,7 +239,7 @@ fn fairy_stockfish_scores_are_sane_and_reproducible() {
             input.to_str().unwrap(),
             "--relabel",
             out.to_str().unwrap(),
-            "--teacher",
+            "--teacher-usi",
             &fs,
             "--teacher-depth",
             "5",
@@ -310,7 +310,7 @@ fn generate_with_a_fairy_stockfish_teacher_writes_its_scores() {
     };
     let run = |out: &Path, teacher: bool| {
         let extra: &[&str] = if teacher {
-            &["--teacher", fs.as_str(), "--teacher-depth", "3"]
+            &["--teacher-usi", fs.as_str(), "--teacher-depth", "3"]
         } else {
             &[]
         };
@@ -345,7 +345,8 @@ fn generate_with_a_fairy_stockfish_teacher_writes_its_scores() {
         "only {differ} of {} scores differ",
         a.len()
     );
-    // A rerun with another teacher depth is refused, naming the option.
+    // A rerun with another teacher depth is refused, naming the option. `--teacher`, the old
+    // spelling of --teacher-usi, still names the engine.
     let args = args(&taught, &["--teacher", &fs, "--teacher-depth", "4"]);
     let out = common::run(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(!out.status.success());

@@ -1,4 +1,4 @@
-//! `kifulearn evaluate --model MODEL [--depth D] [--csv FILE] GAMES...`: move agreement
+//! `kifulearn evaluate --evaluator MODEL [--depth D] [--csv FILE] GAMES...`: move agreement
 //! (D: plies searched below each sibling; none: static evaluation).
 
 use std::path::{Path, PathBuf};
@@ -13,8 +13,8 @@ use super::CliResult;
 #[derive(clap::Args)]
 pub struct Args {
     /// Evaluator: a model file, or `material` for the built-in material baseline.
-    #[arg(long)]
-    model: String,
+    #[arg(long, alias = "model")]
+    evaluator: String,
     /// Rank moves by a search of each sibling (the position after the move):
     /// this many plies of all moves below it, then captures (0: the sibling's
     /// capture quiescence only) [default: no search, each sibling's static
@@ -31,7 +31,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let choice = EvalChoice::parse(&args.model);
+    let choice = EvalChoice::parse(&args.evaluator);
     let evaluator = load_evaluator(&choice)?;
     let mut games: Vec<Game> = Vec::new();
     for path in find_record_files(&args.games)? {

@@ -62,7 +62,7 @@ pub struct Args {
     max_plies: Option<usize>,
     /// The labelling evaluator: `material` (round 1 of the Mecha-Joshi recipe) or a
     /// model file from `fit` (later rounds relabel with the previous model).
-    #[arg(long, default_value = "material")]
+    #[arg(long = "evaluator", alias = "labeller", default_value = "material")]
     labeller: String,
     /// Search every sibling to its exact value, for the reports' `value`
     /// column. Without it, a sibling at least as good as the game's move is
@@ -82,11 +82,11 @@ pub struct Args {
     #[arg(long)]
     keep_test_openings: bool,
     /// One row per position instead of one per sibling: the features of the
-    /// end of its quiescence line, labelled with the --labeller's search
+    /// end of its quiescence line, labelled with the --evaluator's search
     /// score (the positions learner's rows; docs/dataset.md, "Position rows").
     #[arg(long, conflicts_with_all = ["margin", "depth", "no_quiescence", "rows_at", "exact_values", "shard", "max_plies"])]
     per_position: bool,
-    /// --per-position: plies the --labeller searches below each position,
+    /// --per-position: plies the --evaluator searches below each position,
     /// then its quiescence [default: 2, the positions learner's].
     #[arg(long, requires = "per_position")]
     teacher_depth: Option<u32>,

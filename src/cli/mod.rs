@@ -66,7 +66,7 @@ enum Command {
     Pipeline(pipeline::Args),
     /// Summarize position files (YaneuraOu PackedSfenValue, cshogi HCPE), dump
     /// their positions as SFEN lines, convert between the two formats, or
-    /// relabel them with a USI engine's scores (--relabel OUT --teacher CMD).
+    /// relabel them with a USI engine's scores (--relabel OUT --teacher-usi CMD).
     Positions(positions::Args),
     /// Print a 9x9 table of relation weights of a piece around the own king.
     Weights(weights::Args),
@@ -199,5 +199,60 @@ impl AtomicFile {
             )
         })?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One flag names an evaluator (`material` or a model file),
+    /// `--evaluator`, and `--teacher-usi` a USI engine that scores; the old
+    /// spellings are hidden aliases, so scripts that use them still run.
+    #[test]
+    fn old_evaluator_flags_are_aliases() {
+        // (command line before the flag, the argument's id, old flag, new flag)
+        let cases: &[(&[&str], &str, &str, &str)] = &[
+            (
+                &["extract", "g", "--out", "o"],
+                "labeller",
+                "--labeller",
+                "--evaluator",
+            ),
+            (&["evaluate", "g"], "evaluator", "--model", "--evaluator"),
+            (&["usi"], "evaluator", "--model", "--evaluator"),
+            (
+                &["fit", "positions", "g", "--out", "m"],
+                "teacher",
+                "--teacher",
+                "--evaluator",
+            ),
+            (
+                &["generate", "--out", "o"],
+                "teacher",
+                "--teacher",
+                "--teacher-usi",
+            ),
+            (
+                &["positions", "f", "--relabel", "o"],
+                "teacher",
+                "--teacher",
+                "--teacher-usi",
+            ),
+        ];
+        for (line, id, old, new) in cases {
+            let value = |flag: &str| {
+                let tail = [flag, "x"];
+                let args = ["kifulearn"].iter().chain(*line).chain(&tail);
+                let matches = Cli::command().try_get_matches_from(args).unwrap();
+                let mut m = &matches;
+                while let Some((_, sub)) = m.subcommand() {
+                    m = sub;
+                }
+                m.get_one::<String>(id).cloned()
+            };
+            assert_eq!(value(old), Some("x".into()), "{line:?} {old}");
+            assert_eq!(value(new), Some("x".into()), "{line:?} {new}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! `kifulearn positions PATH... [--format F] [--sfen OUT] [--convert OUT [--to F]]`:
 //! summarize position files (PackedSfenValue, HCPE), dump SFEN lines, convert;
-//! `--relabel OUT --teacher CMD`: the same records scored by a USI engine
+//! `--relabel OUT --teacher-usi CMD`: the same records scored by a USI engine
 //! (`docs/teacher.md`).
 
 use std::io::Write;
@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, value_name = "FORMAT")]
     to: Option<PositionFormat>,
     /// Write every record read to OUT with its score replaced by the
-    /// --teacher engine's (format of --to or OUT's extension); positions the
+    /// --teacher-usi engine's (format of --to or OUT's extension); positions the
     /// teacher fails on twice are left out and counted.
     #[arg(long, value_name = "OUT", requires = "teacher", conflicts_with_all = ["sfen", "convert"])]
     relabel: Option<PathBuf>,
@@ -73,7 +73,9 @@ pub fn run(args: Args) -> CliResult {
         return Err("--to: give --convert OUT or --relabel OUT".into());
     }
     if args.teacher.teacher.is_some() && args.relabel.is_none() {
-        return Err("--teacher: give --relabel OUT (the file the relabelled records go to)".into());
+        return Err(
+            "--teacher-usi: give --relabel OUT (the file the relabelled records go to)".into(),
+        );
     }
     if let Some(out) = &args.relabel {
         return relabel::run(&args, out);
@@ -252,7 +254,7 @@ impl Summary {
 }
 
 mod relabel {
-    //! `--relabel OUT --teacher CMD`: every record scored by the teacher.
+    //! `--relabel OUT --teacher-usi CMD`: every record scored by the teacher.
 
     use std::path::Path;
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -271,7 +273,10 @@ mod relabel {
     const BLOCK: usize = 65536;
 
     pub(super) fn run(args: &Args, out: &Path) -> CliResult {
-        let spec = args.teacher.spec()?.expect("--relabel requires --teacher");
+        let spec = args
+            .teacher
+            .spec()?
+            .expect("--relabel requires --teacher-usi");
         if args.teacher.teacher_batch == 0 || !BLOCK.is_multiple_of(args.teacher.teacher_batch) {
             return Err(format!(
                 "--teacher-batch {}: expected a divisor of {BLOCK} (e.g. 1024)",

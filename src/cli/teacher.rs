@@ -1,4 +1,4 @@
-//! The `--teacher` option group shared by `generate` and `positions --relabel`
+//! The `--teacher-usi` option group shared by `generate` and `positions --relabel`
 //! (`docs/teacher.md`).
 
 use std::time::Duration;
@@ -9,7 +9,7 @@ use kifulearn::teacher::{TeacherSpec, DEFAULT_SCALE};
 pub struct TeacherArgs {
     /// A USI engine that scores every position instead of our search, e.g.
     /// "/usr/games/fairy-stockfish" (one process per thread; quotes split like a shell).
-    #[arg(long, value_name = "CMD")]
+    #[arg(long = "teacher-usi", alias = "teacher", value_name = "CMD")]
     pub teacher: Option<String>,
     /// The teacher's `go depth N` [default: 6 when --teacher-nodes is not given].
     #[arg(long, value_name = "N", requires = "teacher")]
@@ -43,7 +43,7 @@ pub struct TeacherArgs {
 }
 
 impl TeacherArgs {
-    /// The spec, when `--teacher` is given; errors name the option.
+    /// The spec, when `--teacher-usi` is given; errors name the option.
     pub fn spec(&self) -> Result<Option<TeacherSpec>, Box<dyn std::error::Error>> {
         let Some(command) = &self.teacher else {
             return Ok(None);

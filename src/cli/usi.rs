@@ -1,4 +1,4 @@
-//! `kifulearn usi [--model FILE]`: play over the USI protocol on stdin/stdout.
+//! `kifulearn usi [--evaluator FILE]`: play over the USI protocol on stdin/stdout.
 
 use std::io;
 use std::process::ExitCode;
@@ -11,12 +11,12 @@ use super::CliResult;
 #[derive(clap::Args)]
 pub struct Args {
     /// Evaluator: a model file, or `material` for the built-in material evaluator.
-    #[arg(long, default_value = "material")]
-    model: String,
+    #[arg(long, alias = "model", default_value = "material")]
+    evaluator: String,
 }
 
 pub fn run(args: Args) -> CliResult {
     let stdin = io::stdin().lock();
-    run_usi(stdin, io::stdout(), EvalChoice::parse(&args.model))?;
+    run_usi(stdin, io::stdout(), EvalChoice::parse(&args.evaluator))?;
     Ok(ExitCode::SUCCESS)
 }

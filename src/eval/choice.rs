@@ -114,6 +114,13 @@ pub fn load_engine_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String
 /// `MODEL.meta.toml` sidecar; a model from `liblinear-train` needs a sidecar
 /// with one line, `features = "relation"` (or the set it was trained on).
 pub fn load_linear(path: &Path) -> Result<Linear<Features>, String> {
+    if path.to_string_lossy().starts_with("usi:") && !path.exists() {
+        return Err(format!(
+            "{}: expected `material` or a model file; a USI engine plays in `match` \
+             (--engine-a/-b usi:COMMAND) and scores positions through --teacher-usi",
+            path.display()
+        ));
+    }
     let model = Model::load(path).map_err(|e| e.to_string())?;
     if model.features.trim().is_empty() {
         return Err(format!(

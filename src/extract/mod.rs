@@ -66,7 +66,7 @@ impl Default for Labelling {
 }
 
 impl Labelling {
-    /// Describes the labeller `text` names (as `--labeller` takes it), hashing a model's files.
+    /// Describes the labeller `text` names (as `extract --evaluator` takes it), hashing a model's files.
     pub fn of(text: &str) -> io::Result<Self> {
         match EvalChoice::parse(text) {
             EvalChoice::Material => Ok(Self::default()),

@@ -129,9 +129,19 @@ impl TeacherSpec {
     pub fn check(&self) -> Result<(), TeacherError> {
         let bad = |what: String| Err(TeacherError::Config(what));
         let words = split_command(&self.command)
-            .map_err(|e| TeacherError::Config(format!("--teacher {e}")))?;
+            .map_err(|e| TeacherError::Config(format!("--teacher-usi {e}")))?;
         if words.is_empty() {
-            return bad("--teacher \"\": expected an engine command".into());
+            return bad("--teacher-usi \"\": expected an engine command".into());
+        }
+        // The old `--teacher` also named an evaluator (`fit positions`): say
+        // which option takes one rather than fail to start it as an engine.
+        let first = std::path::Path::new(&words[0]);
+        if words[0].eq_ignore_ascii_case("material") || crate::model::meta_path(first).exists() {
+            return bad(format!(
+                "--teacher-usi {}: expected a USI engine's command; an evaluator \
+                 (material or a model file) is given with --evaluator",
+                self.command
+            ));
         }
         if self.depth == Some(0) {
             return bad("--teacher-depth 0: expected at least 1".into());

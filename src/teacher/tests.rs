@@ -63,6 +63,15 @@ fn a_missing_command_fails_to_start() {
     let quote = TeacherSpec::new("x 'open");
     assert_eq!(
         quote.check().unwrap_err().to_string(),
-        "--teacher \"x 'open\": unterminated quote"
+        "--teacher-usi \"x 'open\": unterminated quote"
+    );
+    // `--teacher` once named an evaluator too: one given here is named.
+    let e = TeacherSpec::new("material")
+        .check()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("an evaluator (material or a model file) is given with --evaluator"),
+        "{e}"
     );
 }

@@ -477,7 +477,7 @@ mod tests {
                 "--anchor-material",
                 Some(("true", "false")),
             ),
-            ("teacher", "positions", "--teacher", None),
+            ("teacher", "positions", "--evaluator", None),
             ("leaf", "ranking", "--leaf", Some(("sibling", "false"))),
             ("optimizer", "ranking", "--optimizer", None),
             ("window", "ranking", "--window", None),

@@ -35,8 +35,9 @@ pub struct Args {
     /// --features), `zero`, or a model file.
     #[arg(long, default_value = "material")]
     prior: String,
-    /// Evaluator whose search scores the positions: `material` or a model file.
-    #[arg(long, default_value = "material")]
+    /// Evaluator whose search scores the positions (the teacher): `material`
+    /// or a model file.
+    #[arg(long = "evaluator", alias = "teacher", default_value = "material")]
     teacher: String,
     /// Plies searched below each scored position, then its quiescence (0: the quiescence only).
     #[arg(long, default_value_t = DEFAULT_TEACHER_DEPTH)]
