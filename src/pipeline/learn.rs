@@ -270,20 +270,12 @@ pub fn ranking_round(
             model_path,
             false,
             &ModelMeta {
-                method: Some("ranking".into()),
-                optimizer: Some(params.optimizer().name().into()),
-                rate: Some(params.rate()),
-                window: Some(params.window()),
-                lambda: Some(params.lambda()),
-                epochs: Some(params.epochs() as u64),
-                batch_games: Some(params.batch_games() as u64),
-                skip_opening: Some(params.skip_opening() as u64),
                 leaf: Some(params.leaf_kind().name().into()),
                 prior: Some(prior),
                 anchor_material: Some(l.anchor_material),
                 top1: Some(last.train.top1_rate()),
                 binary: Some(false),
-                ..ModelMeta::new(&model.features)
+                ..params.meta(&model.features)
             },
         )
         .map_err(io_at(model_path))?;

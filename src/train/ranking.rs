@@ -47,7 +47,7 @@ use super::TrainError;
 use crate::eval::hit_probability;
 use crate::extract::in_ply_range;
 use crate::features::{dot, FeatureSet, GradientSink};
-use crate::model::Model;
+use crate::model::{Model, ModelMeta};
 use crate::record::Game;
 use crate::rng::SplitMix64;
 use crate::shogi::{Move, Position};
@@ -112,6 +112,23 @@ impl Leaf {
 }
 
 impl RankingValidParams {
+    /// The sidecar of a model of `features` learned with these parameters,
+    /// written by `fit ranking` and by recipes; each caller adds what it
+    /// knows besides (the seed, the leaf, the prior, the last epoch's figures).
+    pub fn meta(&self, features: &str) -> ModelMeta {
+        ModelMeta {
+            method: Some("ranking".into()),
+            optimizer: Some(self.optimizer().name().into()),
+            rate: Some(self.rate()),
+            window: Some(self.window()),
+            lambda: Some(self.lambda()),
+            epochs: Some(self.epochs() as u64),
+            batch_games: Some(self.batch_games() as u64),
+            skip_opening: Some(self.skip_opening() as u64),
+            ..ModelMeta::new(features)
+        }
+    }
+
     /// Passes over the games.
     pub fn epochs(&self) -> usize {
         self.epochs

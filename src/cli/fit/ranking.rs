@@ -181,20 +181,12 @@ fn meta(
     records: &[PathBuf],
 ) -> ModelMeta {
     ModelMeta {
-        method: Some("ranking".into()),
-        optimizer: Some(p.optimizer().name().into()),
-        rate: Some(p.rate()),
-        window: Some(p.window()),
-        lambda: Some(p.lambda()),
-        epochs: Some(p.epochs() as u64),
-        batch_games: Some(p.batch_games() as u64),
         seed: Some(Seed(Some(p.seed()))),
-        skip_opening: Some(p.skip_opening() as u64),
         max_plies: p.max_plies().map(|n| n as u64),
         leaf: (p.leaf_kind() != Leaf::Sibling).then(|| p.leaf_kind().name().into()),
         objective_per_position: last.map(|r| r.objective_per_position()),
         top1: last.map(|r| r.train.top1_rate()),
-        ..ModelMeta::new(features).data_files(records)
+        ..p.meta(features).data_files(records)
     }
 }
 
