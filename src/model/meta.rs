@@ -242,17 +242,21 @@ impl ModelMeta {
         toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())
     }
 
-    /// The sidecar's TOML: `key = value` lines in field order.
-    pub fn to_toml(&self) -> String {
+    /// The sidecar's TOML: `key = value` lines in field order. A count past
+    /// TOML's `i64` (an iteration cap of `u64::MAX`) is an error, not a file
+    /// that no reader takes.
+    pub fn to_toml(&self) -> std::io::Result<String> {
         // toml_edit keeps the fields' order (toml::Table would sort them);
         // the values are then written here, floats as `{:?}` prints them.
-        let doc = toml_edit::ser::to_document(self).expect("a flat table of plain values");
+        let doc = toml_edit::ser::to_document(self).map_err(|e| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("sidecar: {e}"))
+        })?;
         let mut s = String::new();
         for (key, item) in doc.as_table().iter() {
             let value = item.as_value().expect("every field is a plain value");
             let _ = writeln!(s, "{key} = {}", value_text(value));
         }
-        s
+        Ok(s)
     }
 
     /// The files as given, as the `data` list.

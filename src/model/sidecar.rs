@@ -19,9 +19,11 @@ impl Model {
     pub fn save_with_meta(&self, path: &Path, binary: bool, meta: &ModelMeta) -> io::Result<()> {
         let mut meta = meta.clone();
         meta.model_hash = None;
+        // Written before any file is, so a sidecar that cannot be leaves none.
+        let text = meta.to_toml()?;
         let model_tmp = tmp_path(path);
         let hash = if binary {
-            let bytes = self.to_binary_with_meta(&meta.to_toml());
+            let bytes = self.to_binary_with_meta(&text);
             std::fs::write(&model_tmp, &bytes)?;
             Fnv64::hex_of(&bytes)
         } else {
@@ -30,7 +32,7 @@ impl Model {
         meta.model_hash = Some(hash);
         let meta_file = meta_path(path);
         let meta_tmp = tmp_path(&meta_file);
-        std::fs::write(&meta_tmp, meta.to_toml())?;
+        std::fs::write(&meta_tmp, meta.to_toml()?)?;
         std::fs::rename(&meta_tmp, &meta_file)?;
         std::fs::rename(&model_tmp, path)
     }
@@ -67,7 +69,7 @@ pub fn meta_path(model: &Path) -> PathBuf {
 
 /// Writes the sidecar alone (the model is not touched, so no `model_hash`).
 pub fn write_meta(model: &Path, meta: &ModelMeta) -> io::Result<()> {
-    write_atomic(&meta_path(model), meta.to_toml().as_bytes())
+    write_atomic(&meta_path(model), meta.to_toml()?.as_bytes())
 }
 
 pub(super) use crate::files::tmp_path;

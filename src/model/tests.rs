@@ -419,7 +419,7 @@ fn a_sidecar_round_trips() {
         model_hash: Some("00ff".into()),
         ..ModelMeta::new("material,kp")
     };
-    let text = meta.to_toml();
+    let text = meta.to_toml().unwrap();
     assert_eq!(
         text,
         "features = \"material,kp\"\nmethod = \"streaming\"\nrate = 0.01\n\
@@ -434,14 +434,20 @@ fn a_sidecar_round_trips() {
         ..m.clone()
     };
     assert_eq!(same(&back), same(&meta));
-    assert_eq!(back.to_toml(), text);
+    assert_eq!(back.to_toml().unwrap(), text);
     // A seed past TOML's i64 is written as a string and read back.
     let big = ModelMeta {
         seed: Some(Seed(Some(u64::MAX))),
         ..ModelMeta::default()
     };
-    assert_eq!(big.to_toml(), "seed = \"18446744073709551615\"\n");
-    assert_eq!(ModelMeta::parse(&big.to_toml()).unwrap(), big);
+    assert_eq!(big.to_toml().unwrap(), "seed = \"18446744073709551615\"\n");
+    assert_eq!(ModelMeta::parse(&big.to_toml().unwrap()).unwrap(), big);
+    // A count past i64 is refused at the write, not written unreadable.
+    let huge = ModelMeta {
+        max_iterations: Some(u64::MAX),
+        ..ModelMeta::default()
+    };
+    assert!(huge.to_toml().is_err());
 }
 
 /// The sidecars the peer scripts write (`scripts/liblinear_io.py`'s
