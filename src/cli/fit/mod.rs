@@ -48,8 +48,13 @@ enum Learner {
     Positions(positions::Args),
 }
 
-/// The learners' names, as `fit` takes them.
-pub const LEARNERS: [&str; 4] = ["svr", "ranking", "streaming", "positions"];
+/// The learners' names, as `fit` takes them: [`Learner`]'s subcommands.
+fn learners() -> Vec<String> {
+    Learner::augment_subcommands(clap::Command::new("fit"))
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect()
+}
 
 /// Rewrites a command line of the old spelling, `fit --method NAME ...` or
 /// `fit DATA ...` (meaning `svr`), to `fit NAME ...`, so scripts written for
@@ -75,7 +80,7 @@ pub fn old_spelling(args: Vec<OsString>) -> Vec<OsString> {
     let first = rest.iter().find(|a| !global(a)).and_then(|a| a.to_str());
     match first {
         None | Some("help" | "-h" | "--help") => return args,
-        Some(name) if LEARNERS.contains(&name) => return args,
+        Some(name) if learners().iter().any(|l| l == name) => return args,
         _ => {}
     }
     let mut rest: Vec<OsString> = rest.to_vec();
@@ -106,10 +111,11 @@ pub fn old_spelling(args: Vec<OsString>) -> Vec<OsString> {
 /// is an option of fit svr)`. `args` are the command line clap parsed.
 pub fn other_learners_option(args: &[OsString], option: &str) -> Option<String> {
     let fit = args.iter().position(|a| a == "fit")?;
+    let names = learners();
     let learner = args[fit + 1..]
         .iter()
         .filter_map(|a| a.to_str())
-        .find(|a| LEARNERS.contains(a))?;
+        .find(|a| names.iter().any(|l| l == a))?;
     // `--rate=0.1` and `-c5` name `--rate` and `-c`.
     let flag = option.split('=').next().unwrap_or(option);
     let command = Args::augment_args(clap::Command::new("fit"));
