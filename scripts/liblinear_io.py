@@ -19,7 +19,7 @@ def dataset_files(paths):
         if os.path.isdir(p):
             rows = os.path.join(p, "rows")
             folder = rows if os.path.isdir(rows) else p
-            found = sorted(glob.glob(os.path.join(folder, "*.svm")))
+            found = sorted(glob.glob(os.path.join(glob.escape(folder), "*.svm")))
             if not found:
                 sys.exit(f"{p}: no *.svm files (looked in {folder})")
             files += found

@@ -33,6 +33,7 @@ Prints one `spark ...` summary line on stdout.
 import argparse
 import math
 import os
+import re
 import sys
 import time
 
@@ -113,7 +114,8 @@ def fit_l2(spark, files, dimension, c, max_iter=1000, tol=1e-12, partitions=None
     reader = spark.read.format("libsvm")
     if dimension is not None:
         reader = reader.option("numFeatures", int(dimension))
-    df = reader.load(files)
+    # Hadoop reads a path as a glob: [ ] { } * ? \ in a name are escaped.
+    df = reader.load([re.sub(r"([\[\]{}*?\\])", r"\\\1", f) for f in files])
     if partitions:
         df = df.repartition(partitions)
     # Only the columns the rows use: a column no row uses gets weight 0 in
