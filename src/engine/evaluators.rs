@@ -120,8 +120,10 @@ impl<E: Evaluator> Evaluator for EvalNoise<E> {
 /// Rounds another evaluator's values to the nearest multiple of `grain`
 /// centipawns (USI option `EvalGrain`; 1 = unchanged). Coarser values tie
 /// more often, and the playing search's null move and bounds end tied nodes
-/// at once (`docs/search.md`, "Ties"): a model whose positional terms are
-/// worth tens of centipawns keeps what it knows and buys depth
+/// at once (`docs/search.md`, "Ties"). Measured: a `material,kp` model
+/// learned with a weak pull (μ = 1e-8) gained Elo +112 [+41, +194] at
+/// 200 ms with a grain of 16 against itself unrounded; a model whose
+/// positional weights are pulled near 0 loses its gain at that grain
 /// (`docs/results.md`, "The evaluation's grain").
 #[derive(Clone, Debug)]
 pub struct Grained<E> {
