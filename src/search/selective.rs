@@ -21,6 +21,10 @@
 //!   shallower ([`reduction`], re-searched at full depth when they beat
 //!   alpha) and, near the leaves off the principal variation, not at all
 //!   past a count ([`late_move_limit`]).
+//! - **Static exchange in the main search**: near the leaves, once a move
+//!   has been searched, a move whose exchange loses more than
+//!   [`see_margin`] is not searched (a piece dropped where it is taken for
+//!   nothing is a quiet move that no count or margin above catches).
 //! - **Futility**: off the principal variation and out of check, at depth
 //!   ≤ [`FUTILITY_DEPTH`], a node whose static value is
 //!   [`REVERSE_FUTILITY_MARGIN`] a ply above beta returns it, and a quiet
@@ -164,11 +168,31 @@ pub(super) fn reduction(depth: i32, index: usize, pv: bool) -> i32 {
     r.clamp(0, depth - 2)
 }
 
-/// Late-move pruning: at a node of `depth` ≤ 3 off the principal variation
-/// and not in check, quiet moves that give no check are not searched once
-/// this many quiet moves have been.
+/// Late-move pruning works at this depth and below.
+pub(super) const LATE_MOVE_DEPTH: i32 = 6;
+
+/// Late-move pruning: at a node of `depth` ≤ [`LATE_MOVE_DEPTH`] off the
+/// principal variation and not in check, quiet moves that give no check are
+/// not searched once this many quiet moves have been (Stockfish's
+/// `3 + depth²` for an improving node; step 5 of `docs/search.md`, before
+/// it `6 + 3·depth²` to depth 3).
 pub(super) fn late_move_limit(depth: i32) -> usize {
-    (6 + 3 * depth * depth) as usize
+    (3 + depth * depth) as usize
+}
+
+/// Static-exchange pruning in the main search works at this depth and below.
+pub(super) const SEE_PRUNING_DEPTH: i32 = 6;
+
+/// Static-exchange pruning: a move at a node of `depth` is not searched
+/// when its exchange ([`Position::see`]) loses more than this: `30·depth²`
+/// for a quiet move (a drop or a move to a square where the piece is
+/// taken), `200·depth` for a capture or a promotion (Stockfish's shape).
+pub(super) fn see_margin(depth: i32, quiet: bool) -> i32 {
+    if quiet {
+        30 * depth * depth
+    } else {
+        200 * depth
+    }
 }
 
 /// Futility pruning works at this depth and below.

@@ -109,7 +109,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 && !pv_node
                 && !in_check
                 && i > 0
-                && depth <= 3
+                && depth <= selective::LATE_MOVE_DEPTH
                 && quiets_searched >= selective::late_move_limit(depth)
                 && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
             {
@@ -121,6 +121,21 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 && i > 0
                 && depth <= selective::FUTILITY_DEPTH
                 && static_eval.is_some_and(|e| e + selective::futility_margin(depth) <= alpha)
+                && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
+            {
+                continue;
+            }
+            // Static exchange: near the leaves, a move that loses more than
+            // a margin in its exchange (a piece dropped or moved where it is
+            // taken for nothing) is not searched once a move has been,
+            // unless it gives check (mates begin with such sacrifices).
+            if selective
+                && ply > 0
+                && i > 0
+                && !in_check
+                && depth <= selective::SEE_PRUNING_DEPTH
+                && best > -MATE_BOUND
+                && pos.see(mv) < -selective::see_margin(depth, quiet)
                 && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
             {
                 continue;
