@@ -365,8 +365,9 @@ depth = 1
 fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
     // Round 1 generates with material, round 2 with round 1's model; each round
     // learns from its own positions and plays the material engine, at equal
-    // depth and again at equal time (20 ms a move).
-    let text = tiny_selfplay("", 4) + "movetime = 20\n";
+    // depth and again at equal time (20 ms a move), its values rounded to
+    // 16 cp (`[match] grain`, which every model's sidecar then carries).
+    let text = tiny_selfplay("", 4) + "movetime = 20\ngrain = 16\n";
     let recipe = Recipe::parse(&text, Path::new("selfplay-tiny.toml")).unwrap();
     let out = scratch("selfplay");
     run_once(&recipe, &out);
@@ -391,6 +392,18 @@ fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
             assert!(r > 0.05 && r < 20.0, "{ratio} {r}");
         }
     }
+    for model in [
+        "round-1/model.txt",
+        "round-2/model.txt",
+        "final.model",
+        "final.bin",
+    ] {
+        let meta = fs::read_to_string(out.join(format!("{model}.meta.toml"))).unwrap();
+        let meta = kifulearn::model::ModelMeta::parse(&meta).unwrap();
+        assert_eq!(meta.grain, Some(16), "{model}");
+    }
+    let choice = kifulearn::eval::EvalChoice::Model(out.join("final.bin"));
+    assert_eq!(kifulearn::eval::load_engine_parts(&choice).unwrap().1, 16);
     for round in [1, 2] {
         let positions = out.join(format!("round-{round}/generate/positions"));
         assert!(fs::read_dir(positions).unwrap().count() > 0);

@@ -117,6 +117,11 @@ impl<E: Evaluator> Evaluator for EvalNoise<E> {
     forward_sums!();
 }
 
+/// The largest grain (USI `EvalGrain`, a recipe's `[match] grain`).
+pub const MAX_GRAIN: u32 = 1000;
+/// The grains a recipe takes, as its error says (a test keeps it to [`MAX_GRAIN`]).
+pub const GRAIN_RANGE: &str = "centipawns from 1 to 1000";
+
 /// Rounds another evaluator's values to the nearest multiple of `grain`
 /// centipawns (USI option `EvalGrain`; 1 = unchanged). Coarser values tie
 /// more often, and the playing search's null move and bounds end tied nodes
@@ -167,6 +172,11 @@ impl<E: Evaluator> Evaluator for Grained<E> {
 mod tests {
     use super::*;
     use crate::eval::Material;
+
+    #[test]
+    fn the_grain_range_text_names_the_largest_grain() {
+        assert!(GRAIN_RANGE.ends_with(&format!(" 1 to {MAX_GRAIN}")));
+    }
 
     #[test]
     fn a_grain_rounds_to_the_nearest_multiple_and_one_changes_nothing() {

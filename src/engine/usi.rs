@@ -47,8 +47,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::engine::evaluators::{EvalNoise, Grained, Scaled};
-use crate::eval::{load_engine_evaluator, DynEvaluator, EvalChoice, Evaluator};
+use crate::engine::evaluators::{EvalNoise, Grained, Scaled, MAX_GRAIN};
+use crate::eval::{load_engine_parts, DynEvaluator, EvalChoice, Evaluator};
 use crate::search::clock::MoveClock;
 use crate::search::{
     game_path, Control, EvalCache, Limits, PathEntry, Score, SearchInfo, Searcher,
@@ -79,7 +79,9 @@ pub struct Options {
     pub nodes_limit: u64,
     /// `EvalScale`: centipawns per unit of model output (evaluations × this / 10000).
     pub eval_scale: i32,
-    /// `EvalGrain`: values rounded to multiples of this many centipawns (1 = none).
+    /// `EvalGrain`: values rounded to multiples of this many centipawns
+    /// (1 = none; 0, the default = the model's own grain, its meta's `grain`,
+    /// else none).
     pub eval_grain: i32,
     /// `EvalNoise`: uniform noise of ± this many centipawns (0 = none).
     pub eval_noise: i32,
@@ -95,7 +97,7 @@ impl Default for Options {
             depth: 0,
             nodes_limit: 0,
             eval_scale: crate::engine::evaluators::DEFAULT_EVAL_SCALE,
-            eval_grain: 1,
+            eval_grain: 0,
             eval_noise: 0,
             noise_seed: 0,
         }
@@ -248,6 +250,8 @@ pub struct UsiEngine<W: Write + Send + 'static> {
     options: Options,
     choice: EvalChoice,
     evaluator: DynEvaluator,
+    /// The grain the model's meta names (1: none), used while `EvalGrain` is 0.
+    model_grain: u32,
     /// `None` after an illegal `position`: `go` then resigns rather than guess.
     position: Option<Position>,
     history: Vec<PathEntry>,
@@ -305,7 +309,7 @@ pub fn info_line(info: &SearchInfo) -> String {
 impl<W: Write + Send + 'static> UsiEngine<W> {
     /// An engine playing with `choice`, writing to `out`. Fails if the evaluator cannot be loaded.
     pub fn new(out: W, choice: EvalChoice) -> Result<Self, String> {
-        let evaluator = load_engine_evaluator(&choice)?;
+        let (evaluator, model_grain) = load_engine_parts(&choice)?;
         let options = Options::default();
         let pos = Position::startpos();
         Ok(Self {
@@ -314,6 +318,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             options,
             choice,
             evaluator,
+            model_grain,
             history: Vec::new(),
             position: Some(pos),
             running: None,
@@ -435,7 +440,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 self.choice.name()
             ),
             "option name EvalScale type spin default 10000 min 1 max 1000000".to_string(),
-            "option name EvalGrain type spin default 1 min 1 max 1000".to_string(),
+            format!("option name EvalGrain type spin default 0 min 0 max {MAX_GRAIN}"),
             "option name EvalNoise type spin default 0 min 0 max 1000".to_string(),
             "option name NoiseSeed type spin default 0 min 0 max 1000000000".to_string(),
             "option name Depth type spin default 0 min 0 max 64".to_string(),
@@ -444,6 +449,14 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             self.say(&line);
         }
         self.say("usiok");
+    }
+
+    /// The grain values are rounded to: `EvalGrain`, or the model's when it is 0.
+    fn grain(&self) -> i32 {
+        match self.options.eval_grain {
+            0 => self.model_grain as i32,
+            g => g,
+        }
     }
 
     fn setoption(&mut self, words: &[&str]) {
@@ -485,16 +498,17 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             "Depth" => number(0, 64).map(|v| self.options.depth = v as u32),
             "NodesLimit" => number(0, MAX_NODES_LIMIT).map(|v| self.options.nodes_limit = v as u64),
             "EvalScale" => number(1, 1_000_000).map(|v| self.options.eval_scale = v as i32),
-            "EvalGrain" => number(1, 1000).map(|v| self.options.eval_grain = v as i32),
+            "EvalGrain" => number(0, MAX_GRAIN.into()).map(|v| self.options.eval_grain = v as i32),
             "EvalNoise" => number(0, 1000).map(|v| self.options.eval_noise = v as i32),
             "NoiseSeed" => number(0, 1_000_000_000).map(|v| self.options.noise_seed = v as u64),
             // A model that cannot be loaded keeps the previous evaluator, and says so;
             // the evaluator in use is always named.
             "ModelFile" => {
                 let choice = EvalChoice::parse(&value);
-                match load_engine_evaluator(&choice) {
-                    Ok(e) => {
+                match load_engine_parts(&choice) {
+                    Ok((e, grain)) => {
                         self.evaluator = e;
+                        self.model_grain = grain;
                         self.choice = choice;
                         self.info_string(&format!(
                             "ModelFile: using {}",
@@ -629,7 +643,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
         let evaluator = EvalNoise::new(
             Grained::new(
                 Scaled::new(self.evaluator.clone(), self.options.eval_scale),
-                self.options.eval_grain,
+                self.grain(),
             ),
             self.options.eval_noise,
             seed,

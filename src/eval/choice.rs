@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{Accumulator, EngineModel, Evaluator, Linear, Material};
+use crate::engine::evaluators::Grained;
 use crate::features::Features;
-use crate::model::Model;
+use crate::model::{Model, ModelMeta};
 use crate::shogi::{Move, Position};
 
 /// Which evaluator to use.
@@ -95,15 +96,30 @@ pub fn load_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
 }
 
 /// Builds the evaluator `choice` names as the engine plays it: a model
-/// read in integers with its sums updated by the move ([`EngineModel`]).
-/// For the USI engine and matches; labellers and learners read models with
-/// [`load_evaluator`], whose values their rows are pinned to.
+/// read in integers with its sums updated by the move ([`EngineModel`]),
+/// its values rounded to the grain its meta names ([`ModelMeta::grain`]).
+/// For matches and recipes' matches; labellers and learners read models
+/// with [`load_evaluator`], whose values their rows are pinned to.
 pub fn load_engine_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
+    let (eval, grain) = load_engine_parts(choice)?;
+    Ok(if grain > 1 {
+        DynEvaluator(Arc::new(Grained::new(eval, grain as i32)))
+    } else {
+        eval
+    })
+}
+
+/// [`load_engine_evaluator`] in two parts: the evaluator unrounded and the
+/// grain its meta names (1: none). The USI engine rounds by its `EvalGrain`
+/// option, whose default 0 takes this grain.
+pub fn load_engine_parts(choice: &EvalChoice) -> Result<(DynEvaluator, u32), String> {
     match choice {
-        EvalChoice::Material => Ok(DynEvaluator(Arc::new(Material))),
-        EvalChoice::Model(path) => Ok(DynEvaluator(Arc::new(EngineModel::new(&load_linear(
-            path,
-        )?)))),
+        EvalChoice::Material => Ok((DynEvaluator(Arc::new(Material)), 1)),
+        EvalChoice::Model(path) => {
+            let (linear, meta) = load_linear_with_meta(path)?;
+            let grain = meta.and_then(|m| m.grain).unwrap_or(1).max(1);
+            Ok((DynEvaluator(Arc::new(EngineModel::new(&linear))), grain))
+        }
     }
 }
 
@@ -114,6 +130,11 @@ pub fn load_engine_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String
 /// `MODEL.meta.toml` sidecar; a model from `liblinear-train` needs a sidecar
 /// with one line, `features = "relation"` (or the set it was trained on).
 pub fn load_linear(path: &Path) -> Result<Linear<Features>, String> {
+    load_linear_with_meta(path).map(|(linear, _)| linear)
+}
+
+/// [`load_linear`], with the model's meta ([`Model::load_with_meta`]).
+fn load_linear_with_meta(path: &Path) -> Result<(Linear<Features>, Option<ModelMeta>), String> {
     if path.to_string_lossy().starts_with("usi:") && !path.exists() {
         return Err(format!(
             "{}: expected `material` or a model file; a USI engine plays in `match` \
@@ -121,7 +142,7 @@ pub fn load_linear(path: &Path) -> Result<Linear<Features>, String> {
             path.display()
         ));
     }
-    let model = Model::load(path).map_err(|e| e.to_string())?;
+    let (model, meta) = Model::load_with_meta(path).map_err(|e| e.to_string())?;
     if model.features.trim().is_empty() {
         return Err(format!(
             "{}: the model does not name its feature set: write {} with a line features = \"relation\" (or the set it was trained on)",
@@ -146,7 +167,7 @@ pub fn load_linear(path: &Path) -> Result<Linear<Features>, String> {
     if model.bias >= 0.0 {
         linear.bias = (model.bias * model.bias_weight) as f32;
     }
-    Ok(linear)
+    Ok((linear, meta))
 }
 
 #[cfg(test)]
@@ -194,6 +215,13 @@ mod tests {
                 .evaluate(&pos),
             -100
         );
+        // A grain in the sidecar: the engine's reading rounds (−100 to the
+        // nearest multiple of 16), the learners' does not.
+        crate::model::set_grain(&path, 16).unwrap();
+        let choice = EvalChoice::Model(path.clone());
+        assert_eq!(load_engine_evaluator(&choice).unwrap().evaluate(&pos), -96);
+        assert_eq!(load_engine_parts(&choice).unwrap().1, 16);
+        assert_eq!(load_evaluator(&choice).unwrap().evaluate(&pos), -100);
         std::fs::remove_dir_all(&dir).ok();
     }
 }

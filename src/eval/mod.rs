@@ -11,7 +11,9 @@ pub mod incremental;
 pub mod linear;
 mod ties;
 
-pub use choice::{load_engine_evaluator, load_evaluator, load_linear, DynEvaluator, EvalChoice};
+pub use choice::{
+    load_engine_evaluator, load_engine_parts, load_evaluator, load_linear, DynEvaluator, EvalChoice,
+};
 pub use incremental::{Accumulator, EngineModel};
 pub use linear::{Linear, LinearView};
 pub use ties::hit_probability;

@@ -165,6 +165,12 @@ pub struct ModelMeta {
     /// Whether hand-piece worth was made non-increasing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub monotone_hand: Option<bool>,
+    /// The grain in centipawns the engine rounds the model's values to when
+    /// it plays it (`usi`, `match`, a recipe's `[match] grain`; USI
+    /// `EvalGrain 0` means this). Unset: 1, not rounded. Learners and
+    /// labellers read the model unrounded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grain: Option<u32>,
     /// The model's `nr_feature`, checked at load when present.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nr_feature: Option<u64>,

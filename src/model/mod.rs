@@ -51,7 +51,7 @@ pub use crate::files::{toml_string, write_atomic, MAX_FEATURES};
 use binary::MAGIC;
 pub use meta::{f32_as_written, ModelMeta, Seed};
 use sidecar::{check_model_hash, finish_interrupted_save};
-pub use sidecar::{meta_path, write_meta};
+pub use sidecar::{meta_path, set_grain, write_meta};
 pub use text::{format_g, format_g17};
 
 /// Centipawns per unit of a model's output: labels are centipawns / this, and
@@ -120,6 +120,12 @@ impl Model {
     /// Loads a model, text or binary (detected by the magic), with one read.
     /// A text model picks up its feature-set name from `MODEL.meta.toml`.
     pub fn load(path: &Path) -> Result<Model, ModelError> {
+        Model::load_with_meta(path).map(|(model, _)| model)
+    }
+
+    /// [`Model::load`], with the meta it was checked against: its sidecar,
+    /// else the META section a binary model carries (`None`: neither).
+    pub fn load_with_meta(path: &Path) -> Result<(Model, Option<ModelMeta>), ModelError> {
         let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
             path: path.to_path_buf(),
             source,
@@ -130,7 +136,7 @@ impl Model {
             .map(|t| parse_meta(&meta_path(path), t))
             .transpose()?;
         let bytes = finish_interrupted_save(path, bytes, meta.as_ref())?;
-        Model::from_parts(path, &bytes, meta.as_ref())
+        Model::from_parts(path, &bytes, meta)
     }
 
     /// Reads a model, text or binary (detected by the magic), from the bytes of
@@ -138,27 +144,26 @@ impl Model {
     /// [`Model::load`]; `path` is used in messages only.
     pub fn from_bytes(path: &Path, bytes: &[u8], meta: Option<&str>) -> Result<Model, ModelError> {
         let meta = meta.map(|t| parse_meta(&meta_path(path), t)).transpose()?;
-        Model::from_parts(path, bytes, meta.as_ref())
+        Model::from_parts(path, bytes, meta).map(|(model, _)| model)
     }
 
     /// [`Model::from_bytes`] with the sidecar read.
     fn from_parts(
         path: &Path,
         bytes: &[u8],
-        meta: Option<&ModelMeta>,
-    ) -> Result<Model, ModelError> {
-        check_model_hash(path, bytes, meta)?;
+        meta: Option<ModelMeta>,
+    ) -> Result<(Model, Option<ModelMeta>), ModelError> {
+        check_model_hash(path, bytes, meta.as_ref())?;
         if bytes.starts_with(MAGIC) {
             let (model, end) = Model::read_binary(path, bytes)?;
             // Without a sidecar, the meta the binary carries is checked instead.
-            let inside = match meta {
+            let meta = match meta {
                 None if end < bytes.len() => Model::binary_meta(path, bytes)?
                     .map(|text| parse_meta(path, &text))
                     .transpose()?,
-                _ => None,
+                given => given,
             };
-            let meta = meta.or(inside.as_ref());
-            if let Some(f) = meta.and_then(|m| m.features.as_deref()) {
+            if let Some(f) = meta.as_ref().and_then(|m| m.features.as_deref()) {
                 if f != model.features {
                     return Err(ModelError::Format {
                         path: meta_path(path),
@@ -169,19 +174,19 @@ impl Model {
                     });
                 }
             }
-            model.check_meta(path, meta)?;
-            return Ok(model);
+            model.check_meta(path, meta.as_ref())?;
+            return Ok((model, meta));
         }
         let text = std::str::from_utf8(bytes).map_err(|_| ModelError::Format {
             path: path.to_path_buf(),
             message: "neither a binary model nor UTF-8 text".into(),
         })?;
         let mut model = Model::from_text(path, text)?;
-        if let Some(f) = meta.and_then(|m| m.features.as_ref()) {
+        if let Some(f) = meta.as_ref().and_then(|m| m.features.as_ref()) {
             model.features = f.clone();
         }
-        model.check_meta(path, meta)?;
-        Ok(model)
+        model.check_meta(path, meta.as_ref())?;
+        Ok((model, meta))
     }
 
     /// The model against its feature set and sidecar (see the module docs).

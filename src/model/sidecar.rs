@@ -72,6 +72,24 @@ pub fn write_meta(model: &Path, meta: &ModelMeta) -> io::Result<()> {
     write_atomic(&meta_path(model), meta.to_toml()?.as_bytes())
 }
 
+/// Sets the `grain` a model is played at ([`ModelMeta::grain`]) in its
+/// sidecar, which must exist; the rest of the sidecar (its `model_hash`
+/// too) is kept. Nothing is written when it already says so.
+pub fn set_grain(model: &Path, grain: u32) -> Result<(), ModelError> {
+    let path = meta_path(model);
+    let text = std::fs::read_to_string(&path).map_err(|source| ModelError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let mut meta = super::parse_meta(&path, &text)?;
+    let grain = (grain > 1).then_some(grain);
+    if meta.grain == grain {
+        return Ok(());
+    }
+    meta.grain = grain;
+    write_meta(model, &meta).map_err(|source| ModelError::Io { path, source })
+}
+
 pub(super) use crate::files::tmp_path;
 
 /// Finishes a [`Model::save_with_meta`] that stopped between its two renames.

@@ -190,6 +190,12 @@ pub struct Arena {
     /// after the match at equal depth.
     #[serde(default)]
     pub movetime: Option<u64>,
+    /// Centipawns the models' values are rounded to when they play (USI
+    /// `EvalGrain`): written into each round's model sidecar as `grain`, so
+    /// these matches, `usi` and `match` play the models alike. Unset: not
+    /// rounded.
+    #[serde(default)]
+    pub grain: Option<u32>,
     /// Opening lines (`startpos moves ...`), relative to the recipe's folder;
     /// empty: the bundled test openings `fixtures/openings/match.sfen`.
     #[serde(default)]
@@ -581,6 +587,10 @@ impl Recipe {
                 ms.to_string(),
                 "milliseconds a move, from 10 to 60000",
             ));
+        }
+        use crate::engine::evaluators::{GRAIN_RANGE, MAX_GRAIN};
+        if let Some(g) = self.arena.grain.filter(|g| !(1..=MAX_GRAIN).contains(g)) {
+            return Err(bad("match.grain", g.to_string(), GRAIN_RANGE));
         }
         if let Some(d) = self.evaluate.depth.filter(|&d| d > 5) {
             return Err(bad(

@@ -497,6 +497,11 @@ pub fn run_recipe(
             ));
         }
 
+        // The grain the model plays at, in its sidecar before any match.
+        if let Some(grain) = recipe.arena.grain {
+            crate::model::set_grain(&model_path, grain).map_err(other)?;
+        }
+
         // Match against material.
         if recipe.arena.games > 0 && figures.arena.is_none() {
             observer.step(&format!(

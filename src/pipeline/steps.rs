@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::figures::{Figures, FitFigures, MatchFigures};
 use super::recipe::Recipe;
 use super::run::{io_at, other, Observer, PipelineError};
-use crate::eval::{load_linear, EngineModel, Material};
+use crate::eval::{load_engine_evaluator, EvalChoice, Material};
 use crate::features::{FeatureSet, Features};
 use crate::libsvm::read_paths_compact;
 use crate::model::ModelMeta;
@@ -35,7 +35,9 @@ pub(crate) fn play_material(
             read_openings(&text, p).map_err(other)?
         }
     };
-    let eval = EngineModel::new(&load_linear(model).map_err(other)?);
+    // As `usi` and `match` play it: its sums updated by the move, its
+    // values rounded to its sidecar's grain (`[match] grain`).
+    let eval = load_engine_evaluator(&EvalChoice::Model(model.to_path_buf())).map_err(other)?;
     let cfg = MatchConfig {
         depth: movetime.is_none().then_some(recipe.arena.depth),
         time: movetime.map(|ms| TimeControl::MoveTime(std::time::Duration::from_millis(ms))),

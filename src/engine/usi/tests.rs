@@ -408,6 +408,15 @@ fn the_evaluation_cache_is_kept_only_while_the_evaluator_is_the_same() {
     e.handle_line("setoption name EvalScale value 30000");
     e.handle_line("setoption name EvalGrain value 90");
     assert_eq!(grained, searches(&mut e, &out_g, 1).remove(0));
+    // A grain in the model's sidecar is the default (`EvalGrain 0`), and
+    // `EvalGrain 1` takes it away.
+    crate::model::set_grain(&path, 90).unwrap();
+    let out_m = Shared::default();
+    let mut e = UsiEngine::new(out_m.clone(), EvalChoice::Model(path.clone())).unwrap();
+    e.handle_line("setoption name EvalScale value 30000");
+    assert_eq!(grained, searches(&mut e, &out_m, 1).remove(0));
+    e.handle_line("setoption name EvalGrain value 1");
+    assert_eq!(scaled, searches(&mut e, &out_m, 1).remove(0));
     engine.handle_line("setoption name EvalGrain value 1");
     // The same file name with other weights, loaded again.
     save(5.0);
