@@ -17,7 +17,7 @@ use crate::model::{Model, ModelMeta};
 use crate::record::Game;
 use crate::train::positions::{
     material_prior, model_prior, samples_from_games, samples_from_position_files,
-    split_position_paths, Leaves, PositionsParams,
+    split_position_paths, Leaves,
 };
 use crate::train::Quiet;
 
@@ -85,23 +85,6 @@ fn generated_samples(
     Ok(samples)
 }
 
-/// The recipe's `[learner]` as checked parameters.
-pub fn params(recipe: &Recipe) -> PositionsParams {
-    let l = &recipe.learner;
-    let d = PositionsParams::default();
-    PositionsParams {
-        epochs: l.epochs,
-        batch: l.batch,
-        rate: l.rate.unwrap_or(d.rate),
-        final_rate: None,
-        lambda: l.result_weight,
-        eval_k: l.eval_k,
-        mu: l.mu,
-        anchor_material: l.anchor_material,
-        seed: d.seed,
-    }
-}
-
 /// Learns round `round`'s model into `model_path` (sidecar first, then the model).
 /// `previous` is the previous round's model, if any. With `method = "selfplay"`
 /// the training positions are generated first (`round-N/generate/`, by the
@@ -165,7 +148,7 @@ pub fn positions_round(
         seconds: start.elapsed().as_secs_f64(),
     };
     let start = Instant::now();
-    let params = params(recipe);
+    let params = recipe.positions_params();
     let held = (!held_leaves.is_empty()).then_some(&held_leaves);
     // One line per step on the console: the epochs' figures are in the sidecar
     // and rounds.csv (the final cross-entropy), not printed.
@@ -219,24 +202,9 @@ pub fn ranking_round(
     previous: Option<&Path>,
     model_path: &Path,
 ) -> Result<PositionsFigures, PipelineError> {
-    use crate::train::ranking::RankingParams;
     let l = &recipe.learner;
     let start = Instant::now();
-    let mut p = RankingParams::new()
-        .epochs(l.epochs)
-        .batch_games(l.batch_games)
-        .optimizer(l.optimizer)
-        .window(l.window)
-        .lambda(l.lambda)
-        .skip_opening(l.skip_plies)
-        .max_plies(match recipe.labels.max_plies {
-            0 => None,
-            n => Some(n as usize),
-        })
-        .leaf_kind(l.leaf);
-    if let Some(r) = l.rate {
-        p = p.rate(r);
-    }
+    let mut p = recipe.ranking_params();
     let prior = match (l.prior.as_str(), previous) {
         ("previous", Some(m)) => m.display().to_string(),
         ("previous", None) => "material".to_string(),

@@ -8,7 +8,7 @@ use crate::extract::RowsAt;
 use crate::label::{LabelError, LabelOptions};
 use crate::train::positions::{PositionsParams, DEFAULT_SKIP_PLIES, DEFAULT_TEACHER_DEPTH};
 use crate::train::ranking::{Leaf, Optimizer, RankingParams};
-use crate::train::SvrOptions;
+use crate::train::{StreamingParams, SvrOptions};
 use linfa::ParamGuard;
 
 /// A whole recipe. Every table but `[inputs]` may be left out for its defaults.
@@ -159,6 +159,22 @@ impl Method {
             Method::Ranking => "ranking",
             Method::Positions => "positions",
             Method::Selfplay => "selfplay",
+        }
+    }
+}
+
+impl Learner {
+    /// The recipe key (`table.key`) of `learner`'s parameter `field` (the
+    /// field's name, as [`crate::train::ParamError::name`] gives it): the
+    /// `[learner]` key of the same name, but the positions learner's
+    /// `lambda` is `result_weight` (ranking's λ is `lambda`) and ranking's
+    /// `skip_opening` is `skip_plies`, its `max_plies` `[labels] max_plies`.
+    pub fn key_of(learner: Method, field: &str) -> String {
+        match (learner, field) {
+            (Method::Positions | Method::Selfplay, "lambda") => "learner.result_weight".into(),
+            (Method::Ranking, "skip_opening") => "learner.skip_plies".into(),
+            (Method::Ranking, "max_plies") => "labels.max_plies".into(),
+            (_, field) => format!("learner.{field}"),
         }
     }
 }
@@ -457,6 +473,60 @@ impl Recipe {
         Ok(recipe)
     }
 
+    /// The `[learner]` keys as the positions learner's parameters
+    /// (unchecked; the seed and the final rate are the learner's defaults).
+    pub fn positions_params(&self) -> PositionsParams {
+        let l = &self.learner;
+        let d = PositionsParams::default();
+        PositionsParams {
+            epochs: l.epochs,
+            batch: l.batch,
+            rate: l.rate.unwrap_or(d.rate),
+            final_rate: d.final_rate,
+            lambda: l.result_weight,
+            eval_k: l.eval_k,
+            mu: l.mu,
+            anchor_material: l.anchor_material,
+            seed: d.seed,
+        }
+    }
+
+    /// The `[learner]` keys (and `[labels] max_plies`) as the ranking
+    /// learner's parameters, unchecked and without the prior, which needs
+    /// the feature set ([`RankingParams::named_prior`]).
+    pub fn ranking_params(&self) -> RankingParams {
+        let l = &self.learner;
+        let p = RankingParams::new()
+            .epochs(l.epochs)
+            .batch_games(l.batch_games)
+            .optimizer(l.optimizer)
+            .window(l.window)
+            .lambda(l.lambda)
+            .skip_opening(l.skip_plies)
+            .max_plies(match self.labels.max_plies {
+                0 => None,
+                n => Some(n as usize),
+            })
+            .leaf_kind(l.leaf);
+        match l.rate {
+            Some(r) => p.rate(r),
+            None => p,
+        }
+    }
+
+    /// The `[learner]` keys `rate`, `epochs` and `batch_games` as the
+    /// streaming learner's parameters (unchecked).
+    pub fn streaming_params(&self) -> StreamingParams {
+        let l = &self.learner;
+        let p = StreamingParams::new()
+            .epochs(l.epochs)
+            .batch_games(l.batch_games);
+        match l.rate {
+            Some(r) => p.rate(r as f32),
+            None => p,
+        }
+    }
+
     /// Parses and checks recipe text; `path` is used in messages only.
     pub fn parse(text: &str, path: &Path) -> Result<Self, RecipeError> {
         let recipe: Recipe = toml::from_str(text).map_err(|e| RecipeError::Parse {
@@ -506,23 +576,19 @@ impl Recipe {
             return Err(bad("rounds", "0".into(), "at least 1 round"));
         }
         let l = &self.learner;
-        if let Some(r) = l.rate {
-            if !(r.is_finite() && r > 0.0) {
-                return Err(bad("learner.rate", r.to_string(), "a positive step"));
-            }
-        }
-        if !(l.window.is_finite() && l.window > 0.0) {
-            return Err(bad(
-                "learner.window",
-                l.window.to_string(),
-                "a positive window",
-            ));
-        }
-        if !(l.lambda.is_finite() && l.lambda >= 0.0) {
-            return Err(bad("learner.lambda", l.lambda.to_string(), "λ ≥ 0"));
-        }
-        if l.batch_games == 0 {
-            return Err(bad("learner.batch_games", "0".into(), "at least 1 game"));
+        // `[learner]` is one table for every learner: each learner's own
+        // check (the one range check of its parameters) judges the keys it
+        // reads, whichever learner the recipe names, as it always has.
+        let learners = [
+            (Method::Ranking, self.ranking_params().out_of_range()),
+            (Method::Streaming, self.streaming_params().out_of_range()),
+            (Method::Positions, self.positions_params().out_of_range()),
+        ];
+        if let Some((learner, e)) = learners
+            .into_iter()
+            .find_map(|(learner, e)| e.map(|e| (learner, e)))
+        {
+            return Err(bad(&Learner::key_of(learner, e.name), e.value, e.allowed));
         }
         if l.method == Method::Selfplay && !(1..=6).contains(&l.generate_depth) {
             return Err(bad(
@@ -565,10 +631,6 @@ impl Recipe {
                 l.teacher_depth.to_string(),
                 "a depth from 0 to 6",
             ));
-        }
-        let params = super::learn::params(self);
-        if let Err(e) = params.check() {
-            return Err(bad("learner", e.to_string(), "valid [learner] parameters"));
         }
         if self.arena.games > 0 && !(1..=6).contains(&self.arena.depth) {
             return Err(bad(
@@ -836,11 +898,18 @@ mod tests {
                 "{err}"
             );
         }
-        // The keys of the other learners are checked the same way.
+        // The `[learner]` keys are checked by the learners' own checks
+        // (`ParamError`), named by the key.
         for (table, key, value, expected) in [
-            ("learner", "rate", "0.0", "a positive step"),
-            ("learner", "window", "-1.0", "a positive window"),
-            ("learner", "batch_games", "0", "at least 1 game"),
+            ("learner", "rate", "0.0", "0: positive and finite"),
+            ("learner", "window", "-1.0", "-1: positive and finite"),
+            ("learner", "batch_games", "0", "0: at least 1"),
+            ("learner", "epochs", "0", "0: at least 1"),
+            ("learner", "lambda", "-1.0", "-1: non-negative and finite"),
+            ("learner", "result_weight", "2.0", "2: in [0, 1]"),
+            ("learner", "batch", "0", "0: at least 1"),
+            ("learner", "eval_k", "0.0", "0: positive and finite"),
+            ("learner", "mu", "-1.0", "-1: non-negative and finite"),
         ] {
             let text = format!("[inputs]\npaths = [\"g\"]\n[{table}]\n{key} = {value}\n");
             let err = Recipe::parse(&text, Path::new("r.toml"))

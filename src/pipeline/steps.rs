@@ -145,15 +145,8 @@ pub(crate) fn fit_streaming(
     dir: &Path,
     figures: &mut Figures,
 ) -> Result<FitFigures, PipelineError> {
-    use crate::train::{Quiet, StreamingParams};
-    let l = &recipe.learner;
-    let mut p = StreamingParams::new()
-        .epochs(l.epochs)
-        .batch_games(l.batch_games);
-    if let Some(r) = l.rate {
-        p = p.rate(r as f32);
-    }
-    let params = linfa::ParamGuard::check(p).map_err(other)?;
+    use crate::train::Quiet;
+    let params = linfa::ParamGuard::check(recipe.streaming_params()).map_err(other)?;
     let start = Instant::now();
     let fit = params
         .fit(svm, features.dimension() as usize, &Quiet)

@@ -39,12 +39,41 @@ pub use svr::{
     SvrOptions, SvrParamError, SvrParams, SvrValidParams, DENSE_MAX_FEATURES,
 };
 
+/// A learner's hyper-parameter out of its range: the one range check of the
+/// ranking, streaming and positions learners (each `check`), behind both
+/// `fit NAME`'s flags and a recipe's `[learner]` table, which names the key
+/// from [`ParamError::name`] (the field's name) instead of checking again.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{name} must be {allowed}, got {value}")]
+pub struct ParamError {
+    /// The parameter's field name (`epochs`, `rate`, …).
+    pub name: &'static str,
+    /// The value found, as its type displays it.
+    pub value: String,
+    /// What is allowed (`at least 1`, `positive and finite`, …).
+    pub allowed: &'static str,
+}
+
+impl ParamError {
+    /// `name` = `value` is out of range: `allowed` says what is not.
+    pub fn new(name: &'static str, value: impl std::fmt::Display, allowed: &'static str) -> Self {
+        ParamError {
+            name,
+            value: value.to_string(),
+            allowed,
+        }
+    }
+}
+
 /// Errors of training: a rejected hyper-parameter or mismatched data.
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
     /// A hyper-parameter out of range, named with its value.
     #[error("{0}")]
     InvalidParam(String),
+    /// A hyper-parameter out of its range, by name ([`ParamError`]).
+    #[error(transparent)]
+    Param(#[from] ParamError),
     /// Data that does not fit the solver.
     #[error("{0}")]
     Data(String),

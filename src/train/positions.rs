@@ -257,42 +257,36 @@ impl Default for PositionsParams {
 impl PositionsParams {
     /// Checks every parameter before any work.
     pub fn check(&self) -> Result<(), TrainError> {
-        let bad = |m: String| Err(TrainError::InvalidParam(m));
+        self.out_of_range().map_or(Ok(()), |e| Err(e.into()))
+    }
+
+    /// The first parameter out of its range, if any (the one range check:
+    /// [`PositionsParams::check`], and a recipe's `[learner]` keys, where
+    /// `lambda` is `result_weight`).
+    pub fn out_of_range(&self) -> Option<super::ParamError> {
+        use super::ParamError as E;
         if self.epochs == 0 {
-            return bad("epochs must be at least 1, got 0".into());
+            return Some(E::new("epochs", 0, "at least 1"));
         }
         if self.batch == 0 {
-            return bad("batch must be at least 1, got 0".into());
+            return Some(E::new("batch", 0, "at least 1"));
         }
         if !(self.rate.is_finite() && self.rate > 0.0) {
-            return bad(format!(
-                "rate must be positive and finite, got {}",
-                self.rate
-            ));
+            return Some(E::new("rate", self.rate, "positive and finite"));
         }
-        if let Some(r) = self.final_rate {
-            if !(r.is_finite() && r >= 0.0) {
-                return bad(format!(
-                    "final_rate must be non-negative and finite, got {r}"
-                ));
-            }
+        if let Some(r) = self.final_rate.filter(|r| !(r.is_finite() && *r >= 0.0)) {
+            return Some(E::new("final_rate", r, "non-negative and finite"));
         }
         if !(0.0..=1.0).contains(&self.lambda) {
-            return bad(format!("lambda must be in [0, 1], got {}", self.lambda));
+            return Some(E::new("lambda", self.lambda, "in [0, 1]"));
         }
         if !(self.eval_k.is_finite() && self.eval_k > 0.0) {
-            return bad(format!(
-                "eval_k must be positive and finite, got {}",
-                self.eval_k
-            ));
+            return Some(E::new("eval_k", self.eval_k, "positive and finite"));
         }
         if !(self.mu.is_finite() && self.mu >= 0.0) {
-            return bad(format!(
-                "mu must be non-negative and finite, got {}",
-                self.mu
-            ));
+            return Some(E::new("mu", self.mu, "non-negative and finite"));
         }
-        Ok(())
+        None
     }
 }
 

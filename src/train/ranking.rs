@@ -304,45 +304,50 @@ impl RankingParams {
     }
 }
 
+impl RankingParams {
+    /// The first parameter out of its range, if any: the ranges of the
+    /// module table, checked by [`ParamGuard::check`] and named by a
+    /// recipe's `[learner]` key.
+    pub fn out_of_range(&self) -> Option<super::ParamError> {
+        use super::ParamError as E;
+        let p = &self.0;
+        if p.epochs == 0 {
+            return Some(E::new("epochs", 0, "at least 1"));
+        }
+        if p.batch_games == 0 {
+            return Some(E::new("batch_games", 0, "at least 1"));
+        }
+        if let Some(r) = p.rate.filter(|r| !(r.is_finite() && *r > 0.0)) {
+            return Some(E::new("rate", r, "positive and finite"));
+        }
+        if !(p.window.is_finite() && p.window > 0.0) {
+            return Some(E::new("window", p.window, "positive and finite"));
+        }
+        if !(p.lambda.is_finite() && p.lambda >= 0.0) {
+            return Some(E::new("lambda", p.lambda, "non-negative and finite"));
+        }
+        if p.max_plies == Some(0) {
+            return Some(E::new("max_plies", 0, "at least 1"));
+        }
+        None
+    }
+}
+
 impl ParamGuard for RankingParams {
     type Checked = RankingValidParams;
     type Error = TrainError;
 
     fn check_ref(&self) -> Result<&RankingValidParams, TrainError> {
         let p = &self.0;
-        let bad = |m: String| Err(TrainError::InvalidParam(m));
-        if p.epochs == 0 {
-            return bad("epochs must be at least 1, got 0".into());
-        }
-        if p.batch_games == 0 {
-            return bad("batch_games must be at least 1, got 0".into());
-        }
-        if let Some(r) = p.rate {
-            if !(r.is_finite() && r > 0.0) {
-                return bad(format!("rate must be positive and finite, got {r}"));
-            }
-        }
-        if !(p.window.is_finite() && p.window > 0.0) {
-            return bad(format!(
-                "window must be positive and finite, got {}",
-                p.window
-            ));
-        }
-        if !(p.lambda.is_finite() && p.lambda >= 0.0) {
-            return bad(format!(
-                "lambda must be non-negative and finite, got {}",
-                p.lambda
-            ));
-        }
-        if p.max_plies == Some(0) {
-            return bad("max_plies must be at least 1, got 0".into());
+        if let Some(e) = self.out_of_range() {
+            return Err(e.into());
         }
         if let (Some(w0), Some(r)) = (&p.prior, &p.frozen) {
             if r.end > w0.len() {
-                return bad(format!(
+                return Err(TrainError::InvalidParam(format!(
                     "frozen range {r:?} beyond the prior's {} weights",
                     w0.len()
-                ));
+                )));
             }
         }
         Ok(p)

@@ -170,32 +170,37 @@ impl StreamingParams {
     }
 }
 
+impl StreamingParams {
+    /// The first parameter out of its range, if any: the one range check,
+    /// behind [`ParamGuard::check`] and a recipe's `[learner]` keys.
+    pub fn out_of_range(&self) -> Option<super::ParamError> {
+        use super::ParamError as E;
+        let p = &self.0;
+        if !(p.rate.is_finite() && p.rate > 0.0) {
+            return Some(E::new("rate", p.rate, "positive and finite"));
+        }
+        if p.min_frequency == 0 {
+            return Some(E::new("min_frequency", 0, "at least 1"));
+        }
+        if !(p.bound.is_finite() && p.bound > 0.0) {
+            return Some(E::new("bound", p.bound, "positive and finite"));
+        }
+        if p.batch_games == 0 {
+            return Some(E::new("batch_games", 0, "at least 1"));
+        }
+        if p.epochs == 0 {
+            return Some(E::new("epochs", 0, "at least 1"));
+        }
+        None
+    }
+}
+
 impl ParamGuard for StreamingParams {
     type Checked = StreamingValidParams;
     type Error = TrainError;
 
     fn check_ref(&self) -> Result<&StreamingValidParams, TrainError> {
-        let p = &self.0;
-        let bad = |m: String| Err(TrainError::InvalidParam(m));
-        if !(p.rate.is_finite() && p.rate > 0.0) {
-            return bad(format!("rate must be positive and finite, got {}", p.rate));
-        }
-        if p.min_frequency == 0 {
-            return bad("min_frequency must be at least 1, got 0".into());
-        }
-        if !(p.bound.is_finite() && p.bound > 0.0) {
-            return bad(format!(
-                "bound must be positive and finite, got {}",
-                p.bound
-            ));
-        }
-        if p.batch_games == 0 {
-            return bad("batch_games must be at least 1, got 0".into());
-        }
-        if p.epochs == 0 {
-            return bad("epochs must be at least 1, got 0".into());
-        }
-        Ok(p)
+        self.out_of_range().map_or(Ok(&self.0), |e| Err(e.into()))
     }
 
     fn check(self) -> Result<StreamingValidParams, TrainError> {
