@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::extract::RowsAt;
 use crate::label::{LabelError, LabelOptions};
-use crate::train::positions::{PositionsParams, DEFAULT_SKIP_PLIES, DEFAULT_TEACHER_DEPTH};
+use crate::train::positions::{
+    PositionsParams, DEFAULT_PRIOR, DEFAULT_SKIP_PLIES, DEFAULT_TEACHER, DEFAULT_TEACHER_DEPTH,
+};
 use crate::train::ranking::{Leaf, Optimizer, RankingParams};
 use crate::train::{StreamingParams, SvrOptions};
 use linfa::ParamGuard;
@@ -71,12 +73,12 @@ pub struct Learner {
     /// Positions: ½μ‖w − prior‖² per position.
     #[serde(default = "default_mu")]
     pub mu: f64,
-    /// Step size. Positions: Adam step in centipawns (default 1); ranking:
-    /// the optimizer's step in model units (default: the optimizer's,
-    /// `docs/ranking.md`); streaming: its step (default 0.002).
+    /// Step size; unset, each learner's own. Positions: Adam step in
+    /// centipawns; ranking: the optimizer's step in model units; streaming:
+    /// its step.
     #[serde(default)]
     pub rate: Option<f64>,
-    /// Positions: passes over the positions.
+    /// Passes over the data, for every learner ([`SharedDefaults`]).
     #[serde(default = "default_epochs")]
     pub epochs: usize,
     /// Positions: positions per step.
@@ -91,10 +93,10 @@ pub struct Learner {
     #[serde(default = "default_prior")]
     pub prior: String,
     /// Positions and ranking: keep the `material` part at the prior.
-    #[serde(default = "yes")]
+    #[serde(default = "default_anchor_material")]
     pub anchor_material: bool,
     /// Positions: `material` teaches every round, or `previous` (the previous round's model; material in round 1).
-    #[serde(default = "default_prior")]
+    #[serde(default = "default_teacher")]
     pub teacher: String,
     /// Selfplay: positions generated per round (by the teacher: material in
     /// round 1 or with `teacher = "material"`, else the previous round's model).
@@ -334,17 +336,57 @@ fn three() -> u32 {
 fn default_generate_positions() -> u64 {
     100_000
 }
-// The `[learner]` defaults are the learners' own (`PositionsParams`,
-// `RankingParams`), as `fit positions` and `fit ranking` show them, except
-// where recipes have always differed (`tests` of `src/cli/fit/mod.rs` list
-// those): `epochs` is ranking's 10 for every learner (positions 30, streaming
-// 1), `batch_games` ranking's 8 (streaming 4), and ranking skips the first
-// `skip_plies` (16, the positions learner's) where `fit ranking` skips none.
+/// The defaults of the `[learner]` keys that several learners read and
+/// whose own defaults (what `fit NAME` shows) differ. `[learner]` is one
+/// table for every learner, so such a key has one default, one learner's
+/// own, taken by the others too; these are the values recipes have always
+/// had. Every other key's default is the one learner's that reads it
+/// (`PositionsParams`, `RankingParams`, `DEFAULT_TEACHER_DEPTH`, …), and
+/// `rate` unset is each learner's own step. The test
+/// `every_fit_flag_and_recipe_key_is_one_parameter` (`src/cli/fit/mod.rs`)
+/// builds each learner's parameters from a recipe that sets no key and
+/// checks them against the learner's defaults with these applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedDefaults {
+    /// `epochs`: the ranking learner's, for every learner (`fit positions`
+    /// and `fit streaming` default to others).
+    pub epochs: usize,
+    /// `batch_games`: the ranking learner's, for streaming too.
+    pub batch_games: usize,
+    /// `skip_plies`: the positions learner's, for ranking too (`fit ranking
+    /// --skip-opening` defaults to 0).
+    pub skip_plies: usize,
+    /// `prior`: the positions learner's, for ranking too (`fit ranking`
+    /// without `--prior` has none: λ‖w‖² from zero).
+    pub prior: &'static str,
+    /// `anchor_material`: the positions learner's (the piece values stay at
+    /// the prior), for ranking too (`fit ranking` only with
+    /// `--anchor-material`).
+    pub anchor_material: bool,
+}
+
+impl Default for SharedDefaults {
+    fn default() -> Self {
+        let ranking = RankingParams::default().check_unwrap();
+        let positions = PositionsParams::default();
+        SharedDefaults {
+            epochs: ranking.epochs(),
+            batch_games: ranking.batch_games(),
+            skip_plies: DEFAULT_SKIP_PLIES,
+            prior: DEFAULT_PRIOR,
+            anchor_material: positions.anchor_material,
+        }
+    }
+}
+
 fn positions() -> PositionsParams {
     PositionsParams::default()
 }
 fn ranking() -> crate::train::ranking::RankingValidParams {
     RankingParams::default().check_unwrap()
+}
+fn shared() -> SharedDefaults {
+    SharedDefaults::default()
 }
 fn default_teacher_depth() -> u32 {
     DEFAULT_TEACHER_DEPTH
@@ -367,20 +409,26 @@ fn default_window() -> f64 {
 fn default_lambda() -> f64 {
     ranking().lambda()
 }
-fn default_batch_games() -> usize {
-    ranking().batch_games()
-}
-fn default_epochs() -> usize {
-    ranking().epochs()
-}
 fn default_batch() -> usize {
     positions().batch
 }
+fn default_epochs() -> usize {
+    shared().epochs
+}
+fn default_batch_games() -> usize {
+    shared().batch_games
+}
 fn default_skip_plies() -> usize {
-    DEFAULT_SKIP_PLIES
+    shared().skip_plies
 }
 fn default_prior() -> String {
-    "material".into()
+    shared().prior.into()
+}
+fn default_anchor_material() -> bool {
+    shared().anchor_material
+}
+fn default_teacher() -> String {
+    DEFAULT_TEACHER.into()
 }
 fn yes() -> bool {
     true

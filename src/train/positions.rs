@@ -212,6 +212,14 @@ pub const DEFAULT_TEACHER_DEPTH: u32 = 2;
 /// (`--skip-plies`'s default, a recipe's `skip_plies`).
 pub const DEFAULT_SKIP_PLIES: usize = 16;
 
+/// Where the weights start and are pulled to when no prior is named: the
+/// built-in piece values (`--prior`'s default, a recipe's `prior`).
+pub const DEFAULT_PRIOR: &str = "material";
+
+/// The evaluator whose search scores the positions when none is named
+/// (`--evaluator`'s default, a recipe's `teacher`).
+pub const DEFAULT_TEACHER: &str = "material";
+
 /// Hyper-parameters (see the module table).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PositionsParams {

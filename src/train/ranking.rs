@@ -197,7 +197,7 @@ impl Default for RankingParams {
             max_plies: None,
             prior: None,
             frozen: None,
-            leaf: Leaf::Sibling,
+            leaf: Leaf::default(),
         })
     }
 }

@@ -12,7 +12,8 @@ use kifulearn::model::{ModelMeta, Seed};
 use kifulearn::record::{read_games, Game};
 use kifulearn::train::positions::{
     named_prior, samples_from_games, samples_from_position_files, split_position_paths,
-    EpochReport, Leaves, PositionsParams, DEFAULT_SKIP_PLIES, DEFAULT_TEACHER_DEPTH,
+    EpochReport, Leaves, PositionsParams, DEFAULT_PRIOR, DEFAULT_SKIP_PLIES, DEFAULT_TEACHER,
+    DEFAULT_TEACHER_DEPTH,
 };
 use kifulearn::train::progress::{Epoch, Event};
 
@@ -33,11 +34,11 @@ pub struct Args {
     /// Where the weights are pulled to (½μ‖w − w0‖²), also the start:
     /// `material` (the built-in piece values on the `material` part of
     /// --features), `zero`, or a model file.
-    #[arg(long, default_value = "material")]
+    #[arg(long, default_value = DEFAULT_PRIOR)]
     prior: String,
     /// Evaluator whose search scores the positions (the teacher): `material`
     /// or a model file.
-    #[arg(long = "evaluator", alias = "teacher", default_value = "material")]
+    #[arg(long = "evaluator", alias = "teacher", default_value = DEFAULT_TEACHER)]
     teacher: String,
     /// Plies searched below each scored position, then its quiescence (0: the quiescence only).
     #[arg(long, default_value_t = DEFAULT_TEACHER_DEPTH)]

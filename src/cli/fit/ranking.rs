@@ -22,6 +22,19 @@ fn defaults() -> RankingValidParams {
     RankingParams::default().check_unwrap()
 }
 
+/// `--rate`'s help, with each step rule's default rate
+/// ([`Optimizer::default_rate`]).
+fn rate_help() -> String {
+    let rates: Vec<String> = OptimizerArg::value_variants()
+        .iter()
+        .map(|&o| {
+            let o = Optimizer::from(o);
+            format!("{} {}", o.name(), o.default_rate())
+        })
+        .collect();
+    format!("Step size [default: the step rule's, {}]", rates.join(", "))
+}
+
 /// Options of `fit ranking` (defaults in `docs/ranking.md`).
 #[derive(ClapArgs)]
 pub struct Args {
@@ -46,8 +59,8 @@ pub struct Args {
     /// Step rule.
     #[arg(long, value_enum, default_value_t = defaults().optimizer().into())]
     optimizer: OptimizerArg,
-    /// Step size [default: the step rule's, adagrad 0.002, adam 0.0005, sign 0.0002].
-    #[arg(long, allow_negative_numbers = true)]
+    // Step size; the help names each step rule's default (`rate_help`).
+    #[arg(long, allow_negative_numbers = true, help = rate_help())]
     rate: Option<f64>,
     /// Sigmoid window in model units (0.02 = 200 centipawns).
     #[arg(long, allow_negative_numbers = true, default_value_t = defaults().window())]
@@ -100,6 +113,16 @@ impl From<Optimizer> for OptimizerArg {
             Optimizer::AdaGrad => OptimizerArg::Adagrad,
             Optimizer::Adam => OptimizerArg::Adam,
             Optimizer::Sign => OptimizerArg::Sign,
+        }
+    }
+}
+
+impl From<OptimizerArg> for Optimizer {
+    fn from(o: OptimizerArg) -> Self {
+        match o {
+            OptimizerArg::Adagrad => Optimizer::AdaGrad,
+            OptimizerArg::Adam => Optimizer::Adam,
+            OptimizerArg::Sign => Optimizer::Sign,
         }
     }
 }
