@@ -322,9 +322,14 @@ pub fn run(args: Args) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kifulearn::pipeline::recipe::{Learner as LearnerTable, Recipe};
-    use kifulearn::train::SvrOptions;
-    use std::collections::BTreeMap;
+    use clap::FromArgMatches;
+    use kifulearn::pipeline::recipe::{Learner as LearnerTable, Recipe, SharedDefaults};
+    use kifulearn::train::positions::{
+        PositionsParams, DEFAULT_PRIOR, DEFAULT_SKIP_PLIES, DEFAULT_TEACHER, DEFAULT_TEACHER_DEPTH,
+    };
+    use kifulearn::train::ranking::RankingParams;
+    use kifulearn::train::{StreamingParams, SvrOptions};
+    use std::collections::{BTreeMap, BTreeSet};
 
     /// The serde field names of `T` (the keys a recipe table takes), read
     /// from the parser's message for a key that is none of them.
@@ -345,46 +350,138 @@ mod tests {
             .collect()
     }
 
-    /// A recipe table's defaults, as TOML text per key ("none" when unset).
-    fn table_defaults<T: serde::Serialize>(table: &T) -> BTreeMap<String, String> {
-        let value = toml::Value::try_from(table).unwrap();
-        let table = value.as_table().unwrap();
-        table
-            .iter()
-            .map(|(k, v)| (k.clone(), v.to_string().trim_matches('"').to_string()))
+    /// The top-level fields of a `Debug` struct (`Name { a: 1, b: Some(2) }`,
+    /// or a newtype around one), by name.
+    fn fields(debug: &str) -> BTreeMap<String, String> {
+        let body = &debug[debug.find('{').expect("a struct") + 1..];
+        let (mut out, mut depth, mut field) = (BTreeMap::new(), 0, String::new());
+        for c in body.chars() {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' if depth > 0 => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 && (c == ',' || c == '}') {
+                let (name, value) = field.split_once(": ").expect("name: value");
+                out.insert(name.trim().to_string(), value.trim().to_string());
+                field.clear();
+                if c == '}' {
+                    break;
+                }
+            } else {
+                field.push(c);
+            }
+        }
+        out
+    }
+
+    /// A learner's parameters by field name: its parameter struct, then
+    /// what it takes besides (`params_debug` of each learner's file).
+    fn view((debug, extra): (String, Vec<(&'static str, String)>)) -> BTreeMap<String, String> {
+        let mut view = fields(&debug);
+        for (name, value) in extra {
+            view.insert(name.to_string(), value);
+        }
+        view
+    }
+
+    const LEARNERS: [&str; 4] = ["svr", "ranking", "streaming", "positions"];
+
+    /// The parameters `fit LEARNER ARGS...` sets.
+    fn cli_view(learner: &str, args: &[&str]) -> BTreeMap<String, String> {
+        let fit = Args::augment_args(clap::Command::new("fit"));
+        let line = ["fit", learner, "data", "--out", "m"]
+            .into_iter()
+            .chain(args.iter().copied());
+        let matches = fit
+            .try_get_matches_from(line)
+            .unwrap_or_else(|e| panic!("fit {learner} {args:?}: {e}"));
+        view(match Args::from_arg_matches(&matches).unwrap().learner {
+            Learner::Svr(a) => svr::params_debug(&a),
+            Learner::Ranking(a) => ranking::params_debug(&a),
+            Learner::Streaming(a) => streaming::params_debug(&a),
+            Learner::Positions(a) => positions::params_debug(&a),
+        })
+    }
+
+    /// The learners' own defaults, from their parameter structs and the
+    /// named constants beside them: what `fit LEARNER` must default to.
+    fn library_view(learner: &str) -> BTreeMap<String, String> {
+        view(match learner {
+            "svr" => (format!("{:?}", SvrOptions::default()), vec![]),
+            "ranking" => (format!("{:?}", RankingParams::default()), vec![]),
+            "streaming" => (format!("{:?}", StreamingParams::default()), vec![]),
+            "positions" => (
+                format!("{:?}", PositionsParams::default()),
+                vec![
+                    ("teacher_depth", DEFAULT_TEACHER_DEPTH.to_string()),
+                    ("skip_plies", DEFAULT_SKIP_PLIES.to_string()),
+                    ("prior", format!("{DEFAULT_PRIOR:?}")),
+                    ("teacher", format!("{DEFAULT_TEACHER:?}")),
+                ],
+            ),
+            other => panic!("{other}: no learner"),
+        })
+    }
+
+    /// The parameters each learner of a recipe's `[learner]` would take
+    /// (the same `Recipe::*_params` the rounds use).
+    fn recipe_views(learner_table: &str) -> BTreeMap<&'static str, BTreeMap<String, String>> {
+        let text = format!("[inputs]\npaths = [\"g\"]\n[learner]\n{learner_table}");
+        let r = Recipe::parse(&text, std::path::Path::new("r.toml"))
+            .unwrap_or_else(|e| panic!("{learner_table}: {e}"));
+        let l = &r.learner;
+        let prior = (l.prior != "zero").then_some(l.prior.clone());
+        let frozen = if l.anchor_material {
+            "anchored"
+        } else {
+            "None"
+        };
+        BTreeMap::from([
+            (
+                "ranking",
+                view((
+                    format!("{:?}", r.ranking_params()),
+                    vec![
+                        ("prior", format!("{prior:?}")),
+                        ("frozen", frozen.to_string()),
+                    ],
+                )),
+            ),
+            (
+                "streaming",
+                view((format!("{:?}", r.streaming_params()), vec![])),
+            ),
+            (
+                "positions",
+                view((
+                    format!("{:?}", r.positions_params()),
+                    vec![
+                        ("teacher_depth", l.teacher_depth.to_string()),
+                        ("skip_plies", l.skip_plies.to_string()),
+                        ("prior", format!("{:?}", l.prior)),
+                        ("teacher", format!("{:?}", l.teacher)),
+                    ],
+                )),
+            ),
+        ])
+    }
+
+    /// The fields whose values differ between two views.
+    fn changed(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> BTreeSet<String> {
+        a.keys()
+            .chain(b.keys())
+            .filter(|k| a.get(*k) != b.get(*k))
+            .cloned()
             .collect()
     }
 
-    /// The flags of `fit LEARNER` with their defaults as `--help` shows them:
-    /// "false" for a switch, "none" for an option without one.
-    fn flags(learner: &str) -> BTreeMap<String, String> {
-        // Built, so a switch has its default ("false") and `--help` is there.
-        let mut fit = Args::augment_args(clap::Command::new("fit"));
-        fit.build();
-        let sub = fit.find_subcommand(learner).expect("a learner");
-        sub.get_arguments()
-            .filter(|a| !a.is_positional())
-            .map(|a| {
-                let name = match (a.get_long(), a.get_short()) {
-                    (Some(long), _) => format!("--{long}"),
-                    (None, Some(short)) => format!("-{short}"),
-                    _ => unreachable!(),
-                };
-                let default = a.get_default_values();
-                let default = match default.first() {
-                    Some(d) => d.to_string_lossy().into_owned(),
-                    None => "none".to_string(),
-                };
-                (name, default)
-            })
-            .collect()
-    }
-
-    /// Two defaults as the same value: numbers compared as numbers.
+    /// Two defaults as the same value: numbers compared as numbers, names
+    /// whatever their case (`adagrad`, `AdaGrad`).
     fn same(a: &str, b: &str) -> bool {
         match (a.parse::<f64>(), b.parse::<f64>()) {
             (Ok(x), Ok(y)) => x == y,
-            _ => a == b,
+            _ => a.eq_ignore_ascii_case(b.trim_matches('"')),
         }
     }
 
@@ -397,185 +494,238 @@ mod tests {
         "--help",
     ];
 
-    /// Every recipe key of `[solver]` and `[learner]` and every flag of every
-    /// `fit` learner, walked against each other: a key and a flag of one
-    /// parameter have one default, or the difference is listed here with
-    /// both values (so a new one, or a changed value, fails until it is
-    /// listed and explained); a key with no flag or a flag with no key is
-    /// listed as such.
-    #[test]
-    fn every_recipe_key_and_fit_flag_has_one_default() {
-        // `[solver]` is `fit svr`'s option struct itself: every key is a flag
-        // with the same default, and every SVR flag a key.
-        let svr = flags("svr");
-        let solver = table_defaults(&SvrOptions::default());
-        let svr_flag = |key: &str| match key {
-            "name" => "--solver".to_string(),
-            "max_iterations" => "--max-iter".to_string(),
-            "c" | "p" => format!("-{key}"),
-            "tolerance" => "-e".to_string(),
-            "bias" => "-B".to_string(),
-            other => panic!("[solver] {other}: no flag of fit svr"),
-        };
-        let solver_keys = keys::<SvrOptions>();
-        assert_eq!(solver_keys.len(), 6, "{solver_keys:?}");
-        for key in &solver_keys {
-            let flag = svr_flag(key);
-            let want = solver.get(key).map_or("none", String::as_str);
-            let got = svr
-                .get(&flag)
-                .unwrap_or_else(|| panic!("fit svr has no {flag}"));
-            assert!(
-                same(want, got),
-                "[solver] {key} = {want} but fit svr {flag} {got}"
-            );
+    /// Flags that set no learner parameter: threads, held-out records, the
+    /// test openings (recipes always leave them out), the SVR's prior (a
+    /// shift of the labels, not an SVR parameter) and the streamed
+    /// positions learner's memory.
+    const NOT_PARAMETERS: &[(&str, &str)] = &[
+        ("svr", "--jobs"),
+        ("svr", "--prior"),
+        ("ranking", "--jobs"),
+        ("ranking", "--held-out"),
+        ("ranking", "--keep-test-openings"),
+        ("positions", "--threads"),
+        ("positions", "--held-out-records"),
+        ("positions", "--keep-test-openings"),
+        ("positions", "--chunk"),
+        ("positions", "--no-leaf-cache"),
+    ];
+
+    /// The field a flag sets: its long name with `_` for `-`, but for these.
+    fn field_of(learner: &str, flag: &str) -> String {
+        match (learner, flag) {
+            ("svr", "-e") => "tolerance",
+            ("svr", "-B") => "bias",
+            ("svr", "--max-iter") => "max_iterations",
+            ("ranking", "--research") => "leaf",
+            ("ranking", "--anchor-material") => "frozen",
+            ("positions", "--result-weight") => "lambda",
+            ("positions", "--learn-material") => "anchor_material",
+            ("positions", "--evaluator") => "teacher",
+            (_, flag) => return flag.trim_start_matches('-').replace('-', "_"),
         }
-        for flag in svr.keys() {
-            let svr_own = ["--prior", "--jobs"];
+        .to_string()
+    }
+
+    /// `[learner]` keys that set no parameter of `fit`'s learners: the
+    /// learner itself, and self-play's generation (`kifulearn generate`).
+    const RECIPE_ONLY: &[&str] = &[
+        "method",
+        "generate_positions",
+        "generate_depth",
+        "learn_rounds",
+        "generate_openings",
+    ];
+
+    /// A value other than `default` for a recipe key, in range.
+    fn other_value(key: &str, default: Option<&toml::Value>) -> String {
+        match (key, default) {
+            ("prior" | "teacher", _) => "\"previous\"".into(),
+            ("leaf", _) => "\"material\"".into(),
+            ("optimizer", _) => "\"adam\"".into(),
+            (_, Some(toml::Value::Integer(n))) => (n + 1).to_string(),
+            (_, Some(toml::Value::Float(x))) => (x / 2.0).to_string(),
+            (_, Some(toml::Value::Boolean(b))) => (!b).to_string(),
+            (_, None) => "0.5".into(),
+            (key, Some(v)) => panic!("[learner] {key} = {v}: no other value"),
+        }
+    }
+
+    /// No parameter default or range is written in two places: every flag
+    /// of `fit svr|ranking|streaming|positions` and every `[learner]` key
+    /// sets a field of a learner's parameters (found by setting it and
+    /// seeing which field moves), each flag's default (the one `--help`
+    /// shows, and the parameters `fit LEARNER` builds with no flag) is the
+    /// parameter struct's, and a recipe that sets no key gives each learner
+    /// its own defaults with the recipe's [`SharedDefaults`] applied, where
+    /// a key read by several learners has one default.
+    #[test]
+    fn every_fit_flag_and_recipe_key_is_one_parameter() {
+        let mut fit = Args::augment_args(clap::Command::new("fit"));
+        fit.build();
+        for learner in LEARNERS {
+            // (b) `fit LEARNER` with no flag: the parameter struct's defaults.
+            let defaults = cli_view(learner, &[]);
+            assert_eq!(
+                defaults,
+                library_view(learner),
+                "fit {learner}'s defaults are not its parameters' defaults"
+            );
+            let sub = fit.find_subcommand(learner).expect("a learner");
+            for arg in sub.get_arguments().filter(|a| !a.is_positional()) {
+                let flag = match (arg.get_long(), arg.get_short()) {
+                    (Some(long), _) => format!("--{long}"),
+                    (None, Some(short)) => format!("-{short}"),
+                    _ => unreachable!(),
+                };
+                let not_parameter = NOT_PARAMETERS.contains(&(learner, flag.as_str()));
+                if SHARED.contains(&flag.as_str()) || not_parameter {
+                    continue;
+                }
+                // (a) The flag sets one field, the one it names.
+                let field = field_of(learner, &flag);
+                let shown = arg
+                    .get_default_values()
+                    .first()
+                    .map(|d| d.to_string_lossy());
+                let takes_value = arg.get_action().takes_values();
+                let value = match &shown {
+                    _ if !takes_value => None,
+                    _ if !arg.get_possible_values().is_empty() => arg
+                        .get_possible_values()
+                        .iter()
+                        .map(|v| v.get_name().to_string())
+                        .find(|v| Some(v.as_str()) != shown.as_deref()),
+                    Some(d) => Some(match (d.parse::<i64>(), d.parse::<f64>()) {
+                        (Ok(n), _) => (n + 1).to_string(),
+                        (_, Ok(x)) => (x + 1.0).to_string(),
+                        // A name (`material`): a model file.
+                        _ => "other.model".to_string(),
+                    }),
+                    None => Some("3".to_string()),
+                };
+                let mut line = vec![flag.as_str()];
+                line.extend(value.as_deref());
+                let moved = changed(&defaults, &cli_view(learner, &line));
+                assert_eq!(
+                    moved,
+                    BTreeSet::from([field.clone()]),
+                    "fit {learner} {flag}: sets no parameter field {field:?} (list it in NOT_PARAMETERS if it is no parameter)"
+                );
+                // (b) The default `--help` shows is the parameter's.
+                if let (true, Some(shown)) = (takes_value, &shown) {
+                    let want = &defaults[&field];
+                    assert!(
+                        same(shown, want),
+                        "fit {learner} {flag} shows [default: {shown}] but the parameter's is {want}"
+                    );
+                }
+            }
+        }
+        for (learner, flag) in NOT_PARAMETERS {
+            let sub = fit.find_subcommand(learner).unwrap();
             assert!(
-                SHARED.contains(&flag.as_str())
-                    || svr_own.contains(&flag.as_str())
-                    || solver_keys.iter().any(|k| &svr_flag(k) == flag),
-                "fit svr {flag}: no [solver] key and not listed"
+                sub.get_arguments()
+                    .any(|a| a.get_long() == Some(flag.trim_start_matches('-'))),
+                "fit {learner} has no {flag}"
             );
         }
 
-        // `[learner]`: one flat table for every learner. Each link is (key,
-        // learner, flag, the key's default, the flag's default); `None`
-        // where the two are the same value. A flag's switch is the key's
-        // boolean (`learn-material`: its negation; `--leaf`: `leaf` other
-        // than `sibling`).
-        type Link = (
-            &'static str,
-            &'static str,
-            &'static str,
-            Option<(&'static str, &'static str)>,
-        );
-        const LINKS: &[Link] = &[
-            ("teacher_depth", "positions", "--teacher-depth", None),
-            ("result_weight", "positions", "--result-weight", None),
-            ("eval_k", "positions", "--eval-k", None),
-            ("mu", "positions", "--mu", None),
-            // Unset: the learner's own step.
-            ("rate", "ranking", "--rate", None),
-            ("rate", "streaming", "--rate", Some(("none", "0.005"))),
-            ("rate", "positions", "--rate", Some(("none", "1"))),
-            // Recipes train every learner 10 epochs, ranking's default.
-            ("epochs", "ranking", "--epochs", None),
-            ("epochs", "streaming", "--epochs", Some(("10", "1"))),
-            ("epochs", "positions", "--epochs", Some(("10", "30"))),
-            ("batch", "positions", "--batch", None),
-            ("skip_plies", "positions", "--skip-plies", None),
-            // Recipes skip the opening plies for ranking as for positions.
-            ("skip_plies", "ranking", "--skip-opening", Some(("16", "0"))),
-            ("prior", "positions", "--prior", None),
-            // Recipes start ranking from material; `fit ranking` from zero.
-            ("prior", "ranking", "--prior", Some(("material", "none"))),
-            (
-                "anchor_material",
-                "positions",
-                "--learn-material",
-                Some(("true", "false")),
-            ),
-            (
-                "anchor_material",
-                "ranking",
-                "--anchor-material",
-                Some(("true", "false")),
-            ),
-            ("teacher", "positions", "--evaluator", None),
-            ("leaf", "ranking", "--leaf", Some(("sibling", "false"))),
-            ("optimizer", "ranking", "--optimizer", None),
-            ("window", "ranking", "--window", None),
-            ("lambda", "ranking", "--lambda", None),
-            ("batch_games", "ranking", "--batch-games", None),
-            // Recipes batch 8 games for streaming too, ranking's default.
-            (
-                "batch_games",
-                "streaming",
-                "--batch-games",
-                Some(("8", "4")),
-            ),
-        ];
-        // Keys with no `fit` flag: the learner itself, and self-play's
-        // generation (`kifulearn generate`'s options).
-        const RECIPE_ONLY: &[&str] = &[
-            "method",
-            "generate_positions",
-            "generate_depth",
-            "learn_rounds",
-            "generate_openings",
-        ];
-        // Flags with no `[learner]` key: threads, held-out records, the test
-        // openings (recipes always leave them out), seeds (recipes use the
-        // learners' defaults), ranking's last ply (`[labels] max_plies`),
-        // `--research` (`leaf = "current"`), the streaming learner's weight
-        // bounds, and the streamed positions learner's memory.
-        const FLAG_ONLY: &[(&str, &str)] = &[
-            ("ranking", "--jobs"),
-            ("ranking", "--held-out"),
-            ("ranking", "--keep-test-openings"),
-            ("ranking", "--seed"),
-            ("ranking", "--max-plies"),
-            ("ranking", "--research"),
-            ("streaming", "--seed"),
-            ("streaming", "--min-frequency"),
-            ("streaming", "--bound"),
-            ("positions", "--threads"),
-            ("positions", "--held-out-records"),
-            ("positions", "--keep-test-openings"),
-            ("positions", "--seed"),
-            ("positions", "--chunk"),
-            ("positions", "--no-leaf-cache"),
-        ];
-        let learner_keys = keys::<LearnerTable>();
-        let recipe = Recipe::parse(
+        // `[solver]` is `fit svr`'s options struct itself.
+        let r = Recipe::parse(
             "[inputs]\npaths = [\"g\"]\n",
             std::path::Path::new("r.toml"),
         )
         .unwrap();
-        let defaults = table_defaults(&recipe.learner);
-        for key in &learner_keys {
-            let links: Vec<&Link> = LINKS.iter().filter(|l| l.0 == key).collect();
-            assert!(
-                !links.is_empty() || RECIPE_ONLY.contains(&key.as_str()),
-                "[learner] {key}: no fit flag and not listed as recipe-only"
-            );
-            for (_, learner, flag, differs) in links {
-                let want = defaults.get(key.as_str()).map_or("none", String::as_str);
-                let got = flags(learner);
-                let got = got
-                    .get(*flag)
-                    .unwrap_or_else(|| panic!("fit {learner} has no {flag}"));
-                match differs {
-                    None => assert!(
-                        same(want, got),
-                        "[learner] {key} = {want} but fit {learner} {flag} {got}: one default, or list the difference"
-                    ),
-                    Some((key_default, flag_default)) => assert!(
-                        same(want, key_default) && same(got, flag_default),
-                        "[learner] {key} = {want}, fit {learner} {flag} {got}: the listed difference is {key_default} against {flag_default}"
-                    ),
-                }
+        assert_eq!(r.solver, SvrOptions::default());
+
+        // (a) Every `[learner]` key sets a field of some learner's
+        // parameters (and a recipe-only key none).
+        let unset = recipe_views("");
+        let table = toml::Value::try_from(&r.learner).unwrap();
+        let shared: BTreeMap<String, String> = fields(&format!("{:?}", SharedDefaults::default()));
+        let mut read_by: BTreeMap<String, Vec<(&str, String)>> = BTreeMap::new();
+        for key in keys::<LearnerTable>() {
+            if RECIPE_ONLY.contains(&key.as_str()) {
+                continue;
             }
-        }
-        for key in RECIPE_ONLY {
-            assert!(
-                learner_keys.iter().any(|k| k == key),
-                "{key} is no [learner] key"
-            );
-        }
-        for learner in ["ranking", "streaming", "positions"] {
-            for flag in flags(learner).keys() {
-                let linked = LINKS.iter().any(|l| l.1 == learner && l.2 == flag);
-                let listed = FLAG_ONLY.contains(&(learner, flag.as_str()));
+            let value = other_value(&key, table.get(&key));
+            let set = recipe_views(&format!("{key} = {value}\n"));
+            for (learner, view) in &set {
+                let moved = changed(&unset[learner], view);
                 assert!(
-                    SHARED.contains(&flag.as_str()) || linked || listed,
-                    "fit {learner} {flag}: no [learner] key and not listed as a flag only"
+                    moved.len() <= 1,
+                    "[learner] {key} moves {learner}'s {moved:?}"
                 );
-                assert!(!(linked && listed), "fit {learner} {flag} is listed twice");
+                read_by
+                    .entry(key.clone())
+                    .or_default()
+                    .extend(moved.into_iter().map(|f| (*learner, f)));
+            }
+            assert!(
+                !read_by.get(&key).is_none_or(Vec::is_empty),
+                "[learner] {key}: sets no learner's parameter (list it in RECIPE_ONLY if it is recipe-only)"
+            );
+        }
+        // (c) A key several learners read has one default: every learner's
+        // own, or, for the keys of `SharedDefaults`, one learner's own.
+        for (key, readers) in &read_by {
+            let own: Vec<bool> = readers
+                .iter()
+                .map(|(learner, field)| unset[learner][field] == library_view(learner)[field])
+                .collect();
+            if shared.contains_key(key) {
+                assert!(
+                    own.contains(&true),
+                    "[learner] {key}'s shared default is no learner's own ({readers:?})"
+                );
+            } else {
+                assert!(
+                    own.iter().all(|&o| o),
+                    "[learner] {key}'s default is not the learner's own ({readers:?}): make it so, or a SharedDefaults field"
+                );
             }
         }
+        for key in shared.keys() {
+            assert!(
+                read_by.contains_key(key),
+                "SharedDefaults::{key} is no [learner] key"
+            );
+        }
+        // (c) And the documented defaults: each learner's own with
+        // `SharedDefaults` applied.
+        let s = SharedDefaults::default();
+        let ranking = RankingParams::default()
+            .epochs(s.epochs)
+            .batch_games(s.batch_games)
+            .skip_opening(s.skip_plies);
+        let mut want = BTreeMap::from([
+            ("ranking", fields(&format!("{ranking:?}"))),
+            (
+                "streaming",
+                fields(&format!(
+                    "{:?}",
+                    StreamingParams::default()
+                        .epochs(s.epochs)
+                        .batch_games(s.batch_games)
+                )),
+            ),
+            ("positions", library_view("positions")),
+        ]);
+        let r = want.get_mut("ranking").unwrap();
+        r.insert("prior".into(), format!("{:?}", Some(s.prior)));
+        let frozen = if s.anchor_material {
+            "anchored"
+        } else {
+            "None"
+        };
+        r.insert("frozen".into(), frozen.into());
+        let p = want.get_mut("positions").unwrap();
+        p.insert("epochs".into(), s.epochs.to_string());
+        p.insert("skip_plies".into(), s.skip_plies.to_string());
+        p.insert("prior".into(), format!("{:?}", s.prior));
+        p.insert("anchor_material".into(), s.anchor_material.to_string());
+        assert_eq!(unset, want, "a recipe that sets no [learner] key");
     }
 
     fn rewritten(line: &str) -> String {

@@ -109,6 +109,21 @@ impl Args {
     }
 }
 
+/// The parameters the options set, as `Debug` shows them, and those of
+/// the teacher's scoring (`fit::tests`).
+#[cfg(test)]
+pub(super) fn params_debug(args: &Args) -> (String, Vec<(&'static str, String)>) {
+    (
+        format!("{:?}", args.params()),
+        vec![
+            ("teacher_depth", args.teacher_depth.to_string()),
+            ("skip_plies", args.skip.to_string()),
+            ("prior", format!("{:?}", args.prior)),
+            ("teacher", format!("{:?}", args.teacher)),
+        ],
+    )
+}
+
 /// Runs `fit positions`.
 pub fn run(args: &Args) -> CliResult {
     let out = &args.out.model_out(&args.records, false)?;

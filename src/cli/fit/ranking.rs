@@ -132,16 +132,17 @@ impl Args {
         let p = RankingParams::new()
             .epochs(self.epochs)
             .batch_games(self.batch_games)
-            .optimizer(match self.optimizer {
-                OptimizerArg::Adagrad => Optimizer::AdaGrad,
-                OptimizerArg::Adam => Optimizer::Adam,
-                OptimizerArg::Sign => Optimizer::Sign,
-            })
+            .optimizer(self.optimizer.into())
             .window(self.window)
             .lambda(self.lambda)
             .seed(self.seed)
             .skip_opening(self.skip_opening)
-            .max_plies(self.max_plies);
+            .max_plies(self.max_plies)
+            .leaf_kind(match (self.leaf, self.research) {
+                (_, true) => Leaf::Current,
+                (true, false) => Leaf::Material,
+                (false, false) => Leaf::Sibling,
+            });
         match self.rate {
             Some(r) => p.rate(r),
             None => p,
@@ -149,16 +150,32 @@ impl Args {
     }
 }
 
+/// The parameters the options set, as `Debug` shows them, and the
+/// options read before the fit: the named prior (in place of the
+/// weights it becomes) and whether the piece values are anchored (in
+/// place of the range kept), for `fit::tests`.
+#[cfg(test)]
+pub(super) fn params_debug(args: &Args) -> (String, Vec<(&'static str, String)>) {
+    let frozen = if args.anchor_material {
+        "anchored"
+    } else {
+        "None"
+    };
+    (
+        format!("{:?}", args.params()),
+        vec![
+            ("prior", format!("{:?}", args.prior)),
+            ("frozen", frozen.to_string()),
+        ],
+    )
+}
+
 /// Runs `fit ranking`.
 pub fn run(args: &Args) -> CliResult {
     let out = &args.out.model_out(&args.records, false)?;
     let records = &args.records[..];
     let features: Features = out.features.parse()?;
-    let mut unchecked = args.params().leaf_kind(match (args.leaf, args.research) {
-        (_, true) => Leaf::Current,
-        (true, false) => Leaf::Material,
-        (false, false) => Leaf::Sibling,
-    });
+    let mut unchecked = args.params();
     if let Some(prior) = &args.prior {
         unchecked = unchecked.named_prior(&features, prior, args.anchor_material)?;
     } else if args.anchor_material {

@@ -70,6 +70,12 @@ impl Args {
     }
 }
 
+/// The parameters the options set, as `Debug` shows them (`fit::tests`).
+#[cfg(test)]
+pub(super) fn params_debug(args: &Args) -> (String, Vec<(&'static str, String)>) {
+    (format!("{:?}", args.params()), Vec::new())
+}
+
 /// Trains on `data` and writes the model and its `MODEL.meta.toml`.
 pub fn run(args: &Args) -> CliResult {
     let out = &args.out.model_out(&args.data, true)?;

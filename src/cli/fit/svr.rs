@@ -40,6 +40,12 @@ pub struct Args {
     svr: SvrOptions,
 }
 
+/// The SVR's options, as `Debug` shows them (`fit::tests`).
+#[cfg(test)]
+pub(super) fn params_debug(args: &Args) -> (String, Vec<(&'static str, String)>) {
+    (format!("{:?}", args.svr), Vec::new())
+}
+
 /// Runs `fit svr` on the libsvm files or dataset folders of `all.data`.
 pub fn run(all: &Args) -> CliResult {
     // Reject bad options before reading gigabytes.
