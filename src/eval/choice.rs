@@ -7,8 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Accumulator, EngineModel, Evaluator, Linear, Material};
-use crate::engine::evaluators::Grained;
+use super::{Accumulator, EngineModel, Evaluator, Grained, Linear, Material};
 use crate::features::Features;
 use crate::model::{Model, ModelMeta};
 use crate::shogi::{Move, Position};

@@ -7,6 +7,7 @@
 use crate::shogi::{Color, Move, Position};
 
 mod choice;
+mod grain;
 pub mod incremental;
 pub mod linear;
 mod ties;
@@ -14,6 +15,7 @@ mod ties;
 pub use choice::{
     load_engine_evaluator, load_engine_parts, load_evaluator, load_linear, DynEvaluator, EvalChoice,
 };
+pub use grain::{Grained, GRAIN_RANGE, MAX_GRAIN};
 pub use incremental::{Accumulator, EngineModel};
 pub use linear::{Linear, LinearView};
 pub use ties::hit_probability;

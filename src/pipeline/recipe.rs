@@ -698,7 +698,7 @@ impl Recipe {
                 "milliseconds a move, from 10 to 60000",
             ));
         }
-        use crate::engine::evaluators::{GRAIN_RANGE, MAX_GRAIN};
+        use crate::eval::{GRAIN_RANGE, MAX_GRAIN};
         if let Some(g) = self.arena.grain.filter(|g| !(1..=MAX_GRAIN).contains(g)) {
             return Err(bad("match.grain", g.to_string(), GRAIN_RANGE));
         }
