@@ -177,5 +177,9 @@ const EXTRACT: [&str; 4] = [
 /// play the selective search (`Mode::PLAY`, issue 37): its games changed
 /// on purpose, and it scores 0.910 (Elo +402 [+353, +466]) against the
 /// exact search at 200 ms a move over 400 games (`docs/results.md`); at
-/// 46aab77 the match digest was 877deeadf7dba52c.
-const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "3d2e13ade4443872"];
+/// 46aab77 the match digest was 877deeadf7dba52c. Re-pinned again for the
+/// selective search's step 5 (acaba54, static-exchange and late-move
+/// pruning; `docs/search.md`, "Step 5": Elo +13.1 [−20.1, +46.4] over 426
+/// games at 100 ms with a model on both sides, not proven); before it the
+/// match digest was 3d2e13ade4443872.
+const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "72479b62fec2344f"];
