@@ -32,35 +32,6 @@ impl<E: Evaluator> Scaled<E> {
     }
 }
 
-/// Forwards the sums of an incremental evaluator (`Evaluator::incremental`):
-/// the same wrapping for both wrappers.
-macro_rules! forward_sums {
-    () => {
-        fn costly(&self) -> bool {
-            self.inner.costly()
-        }
-
-        fn incremental(&self) -> bool {
-            self.inner.incremental()
-        }
-
-        fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
-            self.inner.refresh(pos, acc)
-        }
-
-        #[inline]
-        fn update(
-            &self,
-            pos: &Position,
-            mv: Move,
-            child: &Position,
-            parent: &Accumulator,
-        ) -> Accumulator {
-            self.inner.update(pos, mv, child, parent)
-        }
-    };
-}
-
 impl<E: Evaluator> Evaluator for Scaled<E> {
     fn evaluate(&self, pos: &Position) -> i32 {
         self.scaled(self.inner.evaluate(pos))
@@ -70,7 +41,7 @@ impl<E: Evaluator> Evaluator for Scaled<E> {
         self.scaled(self.inner.evaluate_from(pos, acc))
     }
 
-    forward_sums!();
+    crate::eval::forward_sums!();
 }
 
 /// Adds uniform noise in ±`amplitude` centipawns to another evaluator, as the
@@ -116,7 +87,7 @@ impl<E: Evaluator> Evaluator for EvalNoise<E> {
         (self.inner.evaluate_from(pos, acc) + self.noise(pos.hash())).clamp(-EVAL_LIMIT, EVAL_LIMIT)
     }
 
-    forward_sums!();
+    crate::eval::forward_sums!();
 }
 
 #[cfg(test)]

@@ -5,6 +5,37 @@
 use crate::eval::{Accumulator, Evaluator, EVAL_LIMIT};
 use crate::shogi::{Move, Position};
 
+/// Forwards the sums of an incremental evaluator (`Evaluator::incremental`):
+/// the same wrapping for every wrapper (`Grained` here, the engine's scale
+/// and noise in `engine::evaluators`).
+macro_rules! forward_sums {
+    () => {
+        fn costly(&self) -> bool {
+            self.inner.costly()
+        }
+
+        fn incremental(&self) -> bool {
+            self.inner.incremental()
+        }
+
+        fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
+            self.inner.refresh(pos, acc)
+        }
+
+        #[inline]
+        fn update(
+            &self,
+            pos: &Position,
+            mv: Move,
+            child: &Position,
+            parent: &Accumulator,
+        ) -> Accumulator {
+            self.inner.update(pos, mv, child, parent)
+        }
+    };
+}
+pub(crate) use forward_sums;
+
 /// The largest grain (USI `EvalGrain`, a recipe's `[match] grain`).
 pub const MAX_GRAIN: u32 = 1000;
 /// The grains a recipe takes, as its error says (a test keeps it to [`MAX_GRAIN`]).
@@ -53,28 +84,7 @@ impl<E: Evaluator> Evaluator for Grained<E> {
         self.rounded(self.inner.evaluate_from(pos, acc))
     }
 
-    fn costly(&self) -> bool {
-        self.inner.costly()
-    }
-
-    fn incremental(&self) -> bool {
-        self.inner.incremental()
-    }
-
-    fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
-        self.inner.refresh(pos, acc)
-    }
-
-    #[inline]
-    fn update(
-        &self,
-        pos: &Position,
-        mv: Move,
-        child: &Position,
-        parent: &Accumulator,
-    ) -> Accumulator {
-        self.inner.update(pos, mv, child, parent)
-    }
+    forward_sums!();
 }
 
 #[cfg(test)]

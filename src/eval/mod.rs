@@ -15,6 +15,7 @@ mod ties;
 pub use choice::{
     load_engine_evaluator, load_engine_parts, load_evaluator, load_linear, DynEvaluator, EvalChoice,
 };
+pub(crate) use grain::forward_sums;
 pub use grain::{Grained, GRAIN_RANGE, MAX_GRAIN};
 pub use incremental::{Accumulator, EngineModel};
 pub use linear::{Linear, LinearView};
