@@ -12,7 +12,9 @@ use kifulearn::label::LabelOptions;
 use kifulearn::record;
 use kifulearn::record::Game;
 use kifulearn::train::positions::rows::PositionRows;
-use kifulearn::train::positions::{samples_from_games, Sample, DEFAULT_TEACHER_DEPTH};
+use kifulearn::train::positions::{
+    samples_from_games, Sample, DEFAULT_TEACHER_DEPTH, TEACHER_DEPTHS,
+};
 
 use super::positions::rows::RowArgs;
 use super::verbosity::{self, summary};
@@ -87,9 +89,9 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["margin", "depth", "no_quiescence", "rows_at", "exact_values", "shard", "max_plies"])]
     per_position: bool,
     /// --per-position: plies the --evaluator searches below each position,
-    /// then its quiescence [default: 2, the positions learner's].
-    #[arg(long, requires = "per_position")]
-    teacher_depth: Option<u32>,
+    /// then its quiescence (the positions learner's --teacher-depth).
+    #[arg(long, requires = "per_position", default_value_t = DEFAULT_TEACHER_DEPTH, value_parser = |s: &str| TEACHER_DEPTHS.parse(s))]
+    teacher_depth: u32,
     #[command(flatten)]
     rows: RowArgs,
 }
@@ -236,7 +238,7 @@ fn per_position(
     pool: &rayon::ThreadPool,
 ) -> CliResult {
     use rayon::prelude::*;
-    let depth = args.teacher_depth.unwrap_or(DEFAULT_TEACHER_DEPTH);
+    let depth = args.teacher_depth;
     let mut out = PositionRows::create(
         &args.out,
         features,

@@ -8,11 +8,18 @@ use std::time::Instant;
 use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::generate::{
     generate, generation_openings, GenerateConfig, Shard, Target, BUNDLED_OPENINGS_NAME,
+    DEFAULT_DEPTH, DEFAULT_POSITIONS, DEPTHS,
 };
 use kifulearn::positions::PositionFormat;
 
 use super::teacher::TeacherArgs;
 use super::{verbosity, CliResult};
+
+/// The defaults: `GenerateConfig::default()`, the one definition (a
+/// recipe's self-play rounds start from it too, `Recipe::generate_config`).
+fn defaults() -> GenerateConfig {
+    GenerateConfig::default()
+}
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -20,17 +27,17 @@ pub struct Args {
     #[arg(long)]
     out: PathBuf,
     /// Evaluator of both sides: `material` or a model file.
-    #[arg(long, default_value = "material")]
+    #[arg(long, default_value_t = defaults().evaluator)]
     evaluator: String,
-    /// Search depth of every move [default: 3 when --nodes is not given either].
-    #[arg(long)]
-    depth: Option<u32>,
-    /// Node limit of every move (counted, so deterministic).
+    /// Search depth of every move, unless --nodes is given.
+    #[arg(long, default_value_t = DEFAULT_DEPTH, value_parser = |s: &str| DEPTHS.parse(s))]
+    depth: u32,
+    /// Node limit of every move (counted, so deterministic), instead of --depth.
     #[arg(long, conflicts_with = "depth")]
     nodes: Option<u64>,
     /// Positions to have written (a resumed run's included); the run stops at
     /// the end of the chunk that reaches it.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = DEFAULT_POSITIONS)]
     positions: u64,
     /// Play the games 0..M (the shard's share of them) instead of stopping
     /// at a positions target: the shards 0/N .. N-1/N of such a run add up
@@ -43,38 +50,38 @@ pub struct Args {
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Plies after the opening during which random moves may be played.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = defaults().random_plies)]
     random_plies: u32,
     /// Probability of a uniformly random legal move in each of those plies.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = defaults().random_prob)]
     random_prob: f64,
     /// Positions before this ply (counted from the start position) are not written.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = defaults().skip_plies)]
     skip_plies: u32,
     /// Scores are clamped to ±CP; a game whose score reaches it is adjudicated.
-    #[arg(long, default_value_t = 3000)]
+    #[arg(long, default_value_t = defaults().eval_limit)]
     eval_limit: i32,
     /// Plies from the start position (opening included) after which a game is drawn.
-    #[arg(long, default_value_t = 320)]
+    #[arg(long, default_value_t = defaults().max_plies)]
     max_plies: usize,
     /// Seed of the openings drawn and the random moves (mixed with the game index).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = defaults().seed)]
     seed: u64,
     /// Threads playing games [default: all cores]. Changes no output.
     #[arg(long)]
     jobs: Option<usize>,
     /// Position file format: psv (YaneuraOu PackedSfenValue) or hcpe (cshogi).
-    #[arg(long, default_value = "psv")]
+    #[arg(long, default_value_t = defaults().format)]
     format: PositionFormat,
     /// Play only the games whose index ≡ K (mod N), with --games; give each
     /// shard its own --out, and join them with `kifulearn dataset merge`.
-    #[arg(long, default_value = "0/1")]
+    #[arg(long, default_value_t = defaults().shard)]
     shard: Shard,
     /// Games (of the shard) per position file.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = defaults().chunk_games)]
     chunk_games: u64,
     /// Megabytes of each side's transposition table.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = defaults().hash_mb)]
     hash: usize,
     /// Remove the run already in --out (generate.toml, positions/, games/) and start over.
     #[arg(long)]
@@ -84,12 +91,46 @@ pub struct Args {
     teacher: TeacherArgs,
 }
 
+impl Args {
+    /// The run's options, as the flags set them (the evaluator and the
+    /// openings by name; neither is read here).
+    fn config(&self) -> Result<GenerateConfig, Box<dyn std::error::Error>> {
+        let openings = match &self.openings {
+            Some(p) => format!("{BUNDLED_OPENINGS_NAME} + {}", p.display()),
+            None => BUNDLED_OPENINGS_NAME.to_string(),
+        };
+        Ok(GenerateConfig {
+            evaluator: EvalChoice::parse(&self.evaluator).name(),
+            openings,
+            // --nodes replaces --depth's default (clap refuses the two
+            // given together).
+            depth: self.nodes.is_none().then_some(self.depth),
+            nodes: self.nodes,
+            target: self
+                .games
+                .map_or(Target::Positions(self.positions), Target::Games),
+            random_plies: self.random_plies,
+            random_prob: self.random_prob,
+            skip_plies: self.skip_plies,
+            eval_limit: self.eval_limit,
+            max_plies: self.max_plies,
+            seed: self.seed,
+            format: self.format,
+            shard: self.shard,
+            chunk_games: self.chunk_games,
+            hash_mb: self.hash.max(1),
+            jobs: self.jobs.unwrap_or(0),
+            teacher: self.teacher.spec()?,
+        })
+    }
+}
+
 pub fn run(args: Args) -> CliResult {
     if args.jobs == Some(0) {
         return Err("--jobs 0: expected at least 1".into());
     }
-    let choice = EvalChoice::parse(&args.evaluator);
-    let eval = load_evaluator(&choice)?;
+    let cfg = args.config()?;
+    let eval = load_evaluator(&EvalChoice::parse(&args.evaluator))?;
     let extra = match &args.openings {
         Some(path) => Some((
             std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
@@ -112,31 +153,6 @@ pub fn run(args: Args) -> CliResult {
             if set.refused.len() > 10 { ", ..." } else { "" }
         );
     }
-    let openings_name = match &args.openings {
-        Some(p) => format!("{BUNDLED_OPENINGS_NAME} + {}", p.display()),
-        None => BUNDLED_OPENINGS_NAME.to_string(),
-    };
-    let cfg = GenerateConfig {
-        evaluator: choice.name(),
-        openings: openings_name,
-        depth: args.depth,
-        nodes: args.nodes,
-        target: args
-            .games
-            .map_or(Target::Positions(args.positions), Target::Games),
-        random_plies: args.random_plies,
-        random_prob: args.random_prob,
-        skip_plies: args.skip_plies,
-        eval_limit: args.eval_limit,
-        max_plies: args.max_plies,
-        seed: args.seed,
-        format: args.format,
-        shard: args.shard,
-        chunk_games: args.chunk_games,
-        hash_mb: args.hash.max(1),
-        jobs: args.jobs.unwrap_or(0),
-        teacher: args.teacher.spec()?,
-    };
     // -q: no bar and no summary; -v: a line per chunk on stderr.
     let bar = verbosity::bar(
         match cfg.target {

@@ -48,7 +48,7 @@ use std::sync::mpsc;
 use crate::arena::Opening;
 use crate::eval::Evaluator;
 use crate::positions::{PositionError, PositionFormat};
-use crate::search::{Limits, TranspositionTable};
+use crate::search::{DepthRange, Limits, TranspositionTable};
 use crate::teacher::{Teacher, TeacherError, TeacherSpec, TeacherStats};
 
 pub mod files;
@@ -180,26 +180,41 @@ impl FromStr for Shard {
     }
 }
 
-/// The options of a run. `GenerateConfig::default()` is the command's defaults.
+/// Search depth of every move when neither a depth nor a node limit is
+/// set: `generate --depth`'s default and a recipe's `generate_depth`.
+pub const DEFAULT_DEPTH: u32 = 3;
+
+/// The depths `generate --depth` and a recipe's `generate_depth` take
+/// (checked by clap, [`GenerateConfig::check`] and the recipe's check).
+pub const DEPTHS: DepthRange = DepthRange::new(1, 6);
+
+/// Positions a run is to have written: `generate --positions`'s default
+/// and a recipe's `generate_positions`.
+pub const DEFAULT_POSITIONS: u64 = 100_000;
+
+/// The options of a run. `GenerateConfig::default()` is the one definition
+/// of the defaults: `kifulearn generate`'s flags show and take these, and a
+/// recipe's self-play rounds start from them (`Recipe::generate_config`);
+/// `cli::generate`'s tests check both.
 ///
-/// | field | default | meaning |
-/// |---|---|---|
-/// | `evaluator` | `material` | name recorded in `generate.toml` and the records (the evaluator itself is passed to [`generate`]) |
-/// | `openings` | `fixtures/floodgate-30.sfen` | name of the openings, recorded |
-/// | `depth` / `nodes` | depth 3 | fixed search limit of every move |
-/// | `target` | 100000 positions | positions to have written (counting a resumed run's), or the games `0..M` to play |
-/// | `random_plies` | 8 | plies after the opening in which random moves may be played |
-/// | `random_prob` | 0.5 | probability of a random move in each of those plies |
-/// | `skip_plies` | 16 | positions before this ply (from the start position) are not written |
-/// | `eval_limit` | 3000 | scores clamped to ±this; a game reaching it is adjudicated |
-/// | `max_plies` | 320 | plies (opening included) after which a game is drawn |
-/// | `seed` | 1 | seed of the openings drawn and the random moves |
-/// | `format` | psv | position file format |
-/// | `shard` | 0/1 | games with index ≡ K (mod N) |
-/// | `chunk_games` | 64 | games of the shard per position file |
-/// | `hash_mb` | 16 | megabytes of each side's transposition table |
-/// | `jobs` | 0 (all cores) | threads; changes no output |
-/// | `teacher` | none | a USI engine whose scores replace our search's in the files written |
+/// | field | meaning |
+/// |---|---|
+/// | `evaluator` | name recorded in `generate.toml` and the records (the evaluator itself is passed to [`generate`]) |
+/// | `openings` | name of the openings, recorded |
+/// | `depth` / `nodes` | fixed search limit of every move ([`DEFAULT_DEPTH`] if neither is set; [`DEPTHS`]) |
+/// | `target` | positions to have written (counting a resumed run's; [`DEFAULT_POSITIONS`]), or the games `0..M` to play |
+/// | `random_plies` | plies after the opening in which random moves may be played |
+/// | `random_prob` | probability of a random move in each of those plies |
+/// | `skip_plies` | positions before this ply (from the start position) are not written |
+/// | `eval_limit` | scores clamped to ±this; a game reaching it is adjudicated |
+/// | `max_plies` | plies (opening included) after which a game is drawn |
+/// | `seed` | seed of the openings drawn and the random moves |
+/// | `format` | position file format |
+/// | `shard` | games with index ≡ K (mod N) |
+/// | `chunk_games` | games of the shard per position file |
+/// | `hash_mb` | megabytes of each side's transposition table |
+/// | `jobs` | threads, 0 for all cores; changes no output |
+/// | `teacher` | a USI engine whose scores replace our search's in the files written |
 #[derive(Clone, Debug, PartialEq)]
 pub struct GenerateConfig {
     /// Name of the evaluator (`material` or the model path), recorded.
@@ -248,7 +263,7 @@ impl Default for GenerateConfig {
             openings: BUNDLED_OPENINGS_NAME.to_string(),
             depth: None,
             nodes: None,
-            target: Target::Positions(100_000),
+            target: Target::Positions(DEFAULT_POSITIONS),
             random_plies: 8,
             random_prob: 0.5,
             skip_plies: 16,
@@ -266,11 +281,12 @@ impl Default for GenerateConfig {
 }
 
 impl GenerateConfig {
-    /// The limits of every search: `depth`/`nodes`, depth 3 if neither is set.
+    /// The limits of every search: `depth`/`nodes`, [`DEFAULT_DEPTH`] if
+    /// neither is set.
     pub fn limits(&self) -> Limits {
         Limits {
             depth: if self.depth.is_none() && self.nodes.is_none() {
-                Some(3)
+                Some(DEFAULT_DEPTH)
             } else {
                 self.depth
             },
@@ -295,8 +311,8 @@ impl GenerateConfig {
                 "--{option} {value}: expected {expected}"
             )))
         };
-        if self.depth == Some(0) {
-            return bad("depth", "0".into(), "at least 1");
+        if let Some(d) = self.depth.filter(|&d| !DEPTHS.contains(d)) {
+            return bad("depth", d.to_string(), &DEPTHS.allowed());
         }
         if self.nodes == Some(0) {
             return bad("nodes", "0".into(), "at least 1");

@@ -41,7 +41,7 @@ fn generated_samples(
     teacher_name: &str,
     dir: &Path,
 ) -> Result<Vec<crate::train::positions::Sample>, PipelineError> {
-    use crate::generate::{generate, generation_openings, GenerateConfig, Target};
+    use crate::generate::{generate, generation_openings};
     let l = &recipe.learner;
     let text;
     let extra = match &l.generate_openings {
@@ -52,17 +52,7 @@ fn generated_samples(
         None => None,
     };
     let set = generation_openings(extra).map_err(other)?;
-    let cfg = GenerateConfig {
-        evaluator: teacher_name.to_string(),
-        openings: l.generate_openings.as_ref().map_or_else(
-            || GenerateConfig::default().openings,
-            |p| p.display().to_string(),
-        ),
-        depth: Some(l.generate_depth),
-        target: Target::Positions(l.generate_positions),
-        seed: u64::from(round),
-        ..GenerateConfig::default()
-    };
+    let cfg = recipe.generate_config(round, teacher_name);
     generate(teacher, &set.openings, &cfg, dir, false, |_| {}).map_err(other)?;
     let first = (round + 1).saturating_sub(l.learn_rounds).max(1);
     let out = dir

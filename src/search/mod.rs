@@ -77,6 +77,7 @@
 //! extensions, and multi-threaded search.
 
 pub mod clock;
+mod depths;
 mod eval_cache;
 mod order;
 mod repetition;
@@ -84,6 +85,7 @@ mod selective;
 mod table;
 mod tree;
 
+pub use depths::DepthRange;
 pub use eval_cache::EvalCache;
 pub use repetition::{find_repetition, game_path, PathEntry, Repetition};
 pub use table::{QuiescenceTable, TranspositionTable};

@@ -50,7 +50,7 @@ use crate::eval::Evaluator;
 use crate::features::{BaseSet, FeatureSet, Features, MaterialSet, RowBuilder};
 use crate::model::Model;
 use crate::rng::SplitMix64;
-use crate::search::{Control, Limits, Searcher, TranspositionTable};
+use crate::search::{Control, DepthRange, Limits, Searcher, TranspositionTable};
 use crate::shogi::Position;
 
 pub use super::prior::{material_prior, model_prior, named_prior};
@@ -205,8 +205,12 @@ fn logistic(x: f64) -> f64 {
 }
 
 /// Plies the teacher searches below each position of a game record, then
-/// its quiescence (`--teacher-depth`'s default).
+/// its quiescence (`--teacher-depth`'s default, a recipe's `teacher_depth`).
 pub const DEFAULT_TEACHER_DEPTH: u32 = 2;
+
+/// The teacher depths `fit positions --teacher-depth`, `extract
+/// --per-position --teacher-depth` and a recipe's `teacher_depth` take.
+pub const TEACHER_DEPTHS: DepthRange = DepthRange::new(0, 6);
 
 /// Positions before this ply of a game record are not used
 /// (`--skip-plies`'s default, a recipe's `skip_plies`).

@@ -13,7 +13,7 @@ use kifulearn::record::{read_games, Game};
 use kifulearn::train::positions::{
     named_prior, samples_from_games, samples_from_position_files, split_position_paths,
     EpochReport, Leaves, PositionsParams, DEFAULT_PRIOR, DEFAULT_SKIP_PLIES, DEFAULT_TEACHER,
-    DEFAULT_TEACHER_DEPTH,
+    DEFAULT_TEACHER_DEPTH, TEACHER_DEPTHS,
 };
 use kifulearn::train::progress::{Epoch, Event};
 
@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long = "evaluator", alias = "teacher", default_value = DEFAULT_TEACHER)]
     teacher: String,
     /// Plies searched below each scored position, then its quiescence (0: the quiescence only).
-    #[arg(long, default_value_t = DEFAULT_TEACHER_DEPTH)]
+    #[arg(long, default_value_t = DEFAULT_TEACHER_DEPTH, value_parser = |s: &str| TEACHER_DEPTHS.parse(s))]
     teacher_depth: u32,
     /// Weight of the game result in the target, 0..1.
     #[arg(long, default_value_t = PositionsParams::default().lambda)]
