@@ -228,3 +228,179 @@ pub fn run(args: Args) -> CliResult {
     }
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::test_views::{changed, fields, keys};
+    use clap::{Args as _, FromArgMatches};
+    use kifulearn::pipeline::recipe::{Learner, Recipe};
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// The options `generate --out o ARGS...` sets, or clap's error.
+    fn cli_config(args: &[&str]) -> Result<GenerateConfig, String> {
+        let line = ["generate", "--out", "o"]
+            .into_iter()
+            .chain(args.iter().copied());
+        let matches = Args::augment_args(clap::Command::new("generate"))
+            .try_get_matches_from(line)
+            .map_err(|e| e.to_string())?;
+        let args = Args::from_arg_matches(&matches).map_err(|e| e.to_string())?;
+        args.config().map_err(|e| e.to_string())
+    }
+
+    /// A self-play recipe with these `[learner]` lines, parsed and checked.
+    fn selfplay_recipe(learner: &str) -> Result<Recipe, String> {
+        let text =
+            format!("[inputs]\npaths = [\"g\"]\n[learner]\nmethod = \"selfplay\"\n{learner}");
+        Recipe::parse(&text, std::path::Path::new("r.toml")).map_err(|e| e.to_string())
+    }
+
+    fn view(cfg: &GenerateConfig) -> BTreeMap<String, String> {
+        fields(&format!("{cfg:?}"))
+    }
+
+    /// Flags that set no option of the run: what to do with a run already
+    /// in the folder, and clap's own.
+    const NOT_OPTIONS: &[&str] = &["--out", "--force", "--help"];
+
+    /// The fields a flag sets: its long name with `_` for `-`, but for these.
+    fn fields_of(flag: &str) -> BTreeSet<String> {
+        let names: &[&str] = match flag {
+            "--positions" | "--games" => &["target"],
+            "--hash" => &["hash_mb"],
+            // A node limit replaces the default depth.
+            "--nodes" => &["nodes", "depth"],
+            flag if flag.starts_with("--teacher") => &["teacher"],
+            flag => return BTreeSet::from([flag[2..].replace('-', "_")]),
+        };
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
+    /// A value of `flag` other than its default `shown`.
+    fn other_value(flag: &str, shown: Option<&str>) -> String {
+        match (flag, shown) {
+            ("--format", _) => "hcpe".into(),
+            ("--shard", _) => "1/2".into(),
+            ("--evaluator", _) => "other.model".into(),
+            ("--openings", _) | ("--teacher-usi", _) => "extra".into(),
+            ("--teacher-option", _) => "Threads=1".into(),
+            (_, Some(d)) => match (d.parse::<i64>(), d.parse::<f64>()) {
+                (Ok(n), _) => (n + 1).to_string(),
+                (_, Ok(x)) => (x / 2.0).to_string(),
+                _ => panic!("{flag}: no other value than {d}"),
+            },
+            (_, None) => "3".into(),
+        }
+    }
+
+    /// The `[learner]` keys of self-play generation and the flag of
+    /// `generate` that sets the same option.
+    const RECIPE_KEYS: &[(&str, &str)] = &[
+        ("generate_positions", "--positions"),
+        ("generate_depth", "--depth"),
+        ("generate_openings", "--openings"),
+    ];
+
+    /// No default of `generate` is written twice: `generate` with no flag
+    /// builds `GenerateConfig::default()` (so every default `--help` shows
+    /// is the struct's), each flag sets the option it names, each recipe
+    /// key `generate_*` sets the option its flag sets, and a self-play
+    /// recipe that sets none generates round 1 by material with
+    /// `generate`'s defaults (later rounds differ in the seed alone).
+    #[test]
+    fn every_generate_flag_and_recipe_key_is_one_parameter() {
+        let defaults = cli_config(&[]).unwrap();
+        assert_eq!(
+            defaults,
+            GenerateConfig {
+                depth: Some(DEFAULT_DEPTH),
+                ..GenerateConfig::default()
+            },
+            "generate's defaults are not GenerateConfig::default()'s"
+        );
+        // What generate.toml records, and the searches, are the same.
+        assert_eq!(
+            defaults.options_table(),
+            GenerateConfig::default().options_table()
+        );
+        assert_eq!(defaults.limits(), GenerateConfig::default().limits());
+        let unset = view(&defaults);
+        let mut command = Args::augment_args(clap::Command::new("generate"));
+        command.build();
+        let mut moved_by: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for arg in command.get_arguments().filter(|a| !a.is_positional()) {
+            let flag = format!("--{}", arg.get_long().expect("long flags only"));
+            if NOT_OPTIONS.contains(&flag.as_str()) {
+                continue;
+            }
+            let shown = arg
+                .get_default_values()
+                .first()
+                .map(|d| d.to_string_lossy().into_owned());
+            let mut line = vec![flag.clone()];
+            if arg.get_action().takes_values() {
+                line.push(other_value(&flag, shown.as_deref()));
+            }
+            if flag != "--teacher-usi" && flag.starts_with("--teacher") {
+                // The teacher's own options (`TeacherArgs`) need the teacher.
+                line.extend(["--teacher-usi".into(), "engine".into()]);
+            }
+            let line: Vec<&str> = line.iter().map(String::as_str).collect();
+            let cfg = cli_config(&line).unwrap_or_else(|e| panic!("generate {line:?}: {e}"));
+            let moved = changed(&unset, &view(&cfg));
+            assert_eq!(
+                moved,
+                fields_of(&flag),
+                "generate {flag} does not set the option it names (list it in NOT_OPTIONS if it sets none)"
+            );
+            moved_by.insert(flag, moved);
+        }
+
+        // Each recipe key sets what its flag sets, to the same value (the
+        // openings are recorded by another name, `Recipe::generate_config`).
+        let recipe_default = selfplay_recipe("").unwrap().generate_config(1, "material");
+        assert_eq!(
+            recipe_default, defaults,
+            "a self-play recipe's round 1 by material is generate's defaults"
+        );
+        let seeded = selfplay_recipe("").unwrap().generate_config(3, "material");
+        assert_eq!(
+            changed(&unset, &view(&seeded)),
+            BTreeSet::from(["seed".to_string()]),
+            "round N differs from generate's defaults in its seed alone"
+        );
+        let generate_keys: Vec<String> = keys::<Learner>()
+            .into_iter()
+            .filter(|k| k.starts_with("generate_"))
+            .collect();
+        assert_eq!(
+            generate_keys,
+            RECIPE_KEYS
+                .iter()
+                .map(|(k, _)| k.to_string())
+                .collect::<Vec<_>>(),
+            "a [learner] generate_* key without its flag in RECIPE_KEYS"
+        );
+        for (key, flag) in RECIPE_KEYS {
+            let (value, toml) = match *key {
+                "generate_positions" => ((DEFAULT_POSITIONS + 1).to_string(), None),
+                "generate_depth" => ((DEFAULT_DEPTH + 1).to_string(), None),
+                _ => ("extra".to_string(), Some("\"extra\"")),
+            };
+            let line = format!("{key} = {}\n", toml.unwrap_or(&value));
+            let recipe = selfplay_recipe(&line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let cfg = recipe.generate_config(1, "material");
+            let moved = changed(&unset, &view(&cfg));
+            assert_eq!(
+                Some(&moved),
+                moved_by.get(*flag),
+                "[learner] {key} does not set what generate {flag} sets"
+            );
+            if *key != "generate_openings" {
+                let by_flag = cli_config(&[flag, &value]).unwrap();
+                assert_eq!(cfg, by_flag, "[learner] {key} = {value} vs {flag} {value}");
+            }
+        }
+    }
+}

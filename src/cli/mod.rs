@@ -20,6 +20,8 @@ mod pipeline;
 mod positions;
 mod predict;
 mod teacher;
+#[cfg(test)]
+mod test_views;
 mod usi;
 mod weights;
 
@@ -254,5 +256,90 @@ mod tests {
             assert_eq!(value(old), Some("x".into()), "{line:?} {old}");
             assert_eq!(value(new), Some("x".into()), "{line:?} {new}");
         }
+    }
+
+    /// A depth parameter's range is written once (`DepthRange`) and refused
+    /// alike by every flag and the recipe key that set it: the same depths
+    /// pass, and a depth out of range is refused with the same words,
+    /// naming the flag (clap) or the key (the recipe's check).
+    #[test]
+    fn depth_flags_and_recipe_keys_refuse_alike() {
+        use kifulearn::generate::{GenerateConfig, DEPTHS};
+        use kifulearn::pipeline::recipe::Recipe;
+        use kifulearn::search::DepthRange;
+        use kifulearn::train::positions::TEACHER_DEPTHS;
+        /// The range, the command lines before the depth, the flag, the
+        /// recipe's `[learner]` lines before the key, the key.
+        type Case = (
+            DepthRange,
+            &'static [&'static [&'static str]],
+            &'static str,
+            &'static str,
+            &'static str,
+        );
+        let cases: [Case; 2] = [
+            (
+                DEPTHS,
+                &[&["generate", "--out", "o"]],
+                "--depth",
+                "method = \"selfplay\"\n",
+                "generate_depth",
+            ),
+            (
+                TEACHER_DEPTHS,
+                &[
+                    &["fit", "positions", "g", "--out", "m"],
+                    &["extract", "g", "--out", "o", "--per-position"],
+                ],
+                "--teacher-depth",
+                "",
+                "teacher_depth",
+            ),
+        ];
+        for (range, lines, flag, before, key) in cases {
+            let allowed = range.allowed();
+            for d in range.min.saturating_sub(1)..=range.max + 1 {
+                let ok = range.contains(d);
+                let text = format!("[inputs]\npaths = [\"g\"]\n[learner]\n{before}{key} = {d}\n");
+                let recipe = Recipe::parse(&text, Path::new("r.toml"));
+                match &recipe {
+                    Ok(_) => assert!(ok, "{key} = {d} passes"),
+                    Err(e) => assert_eq!(
+                        e.to_string(),
+                        format!(
+                            "r.toml: line {}: learner.{key} = {d}: {allowed}",
+                            text.lines().count()
+                        )
+                    ),
+                }
+                for line in lines {
+                    let depth = d.to_string();
+                    let tail = [flag, depth.as_str()];
+                    let args = ["kifulearn"].iter().chain(*line).chain(&tail);
+                    match Cli::command().try_get_matches_from(args) {
+                        Ok(_) => assert!(ok, "{line:?} {flag} {d} passes"),
+                        Err(e) => {
+                            let e = e.to_string();
+                            assert!(!ok, "{line:?} {flag} {d}: {e}");
+                            assert!(
+                                e.contains(&format!("'{d}' for '{flag} <"))
+                                    && e.contains(&format!(">': {allowed}\n")),
+                                "{line:?} {flag} {d}: {e}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        // The library's own check of a run's options says it too.
+        let d = DEPTHS.max + 1;
+        let cfg = GenerateConfig {
+            depth: Some(d),
+            ..GenerateConfig::default()
+        };
+        assert_eq!(
+            cfg.check().unwrap_err().to_string(),
+            format!("--depth {d}: expected {}", DEPTHS.allowed())
+        );
     }
 }

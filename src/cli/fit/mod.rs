@@ -322,6 +322,7 @@ pub fn run(args: Args) -> CliResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::test_views::{changed, fields, keys};
     use clap::FromArgMatches;
     use kifulearn::pipeline::recipe::{Learner as LearnerTable, Recipe, SharedDefaults};
     use kifulearn::train::positions::{
@@ -330,50 +331,6 @@ mod tests {
     use kifulearn::train::ranking::RankingParams;
     use kifulearn::train::{StreamingParams, SvrOptions};
     use std::collections::{BTreeMap, BTreeSet};
-
-    /// The serde field names of `T` (the keys a recipe table takes), read
-    /// from the parser's message for a key that is none of them.
-    fn keys<T: serde::de::DeserializeOwned>() -> Vec<String> {
-        let err = toml::from_str::<T>("no_such_key = 0")
-            .err()
-            .unwrap()
-            .to_string();
-        let list = err
-            .split("expected one of ")
-            .nth(1)
-            .expect("a list of fields");
-        list.lines()
-            .next()
-            .unwrap()
-            .split(", ")
-            .map(|k| k.trim_matches('`').to_string())
-            .collect()
-    }
-
-    /// The top-level fields of a `Debug` struct (`Name { a: 1, b: Some(2) }`,
-    /// or a newtype around one), by name.
-    fn fields(debug: &str) -> BTreeMap<String, String> {
-        let body = &debug[debug.find('{').expect("a struct") + 1..];
-        let (mut out, mut depth, mut field) = (BTreeMap::new(), 0, String::new());
-        for c in body.chars() {
-            match c {
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' if depth > 0 => depth -= 1,
-                _ => {}
-            }
-            if depth == 0 && (c == ',' || c == '}') {
-                let (name, value) = field.split_once(": ").expect("name: value");
-                out.insert(name.trim().to_string(), value.trim().to_string());
-                field.clear();
-                if c == '}' {
-                    break;
-                }
-            } else {
-                field.push(c);
-            }
-        }
-        out
-    }
 
     /// A learner's parameters by field name: its parameter struct, then
     /// what it takes besides (`params_debug` of each learner's file).
@@ -465,15 +422,6 @@ mod tests {
                 )),
             ),
         ])
-    }
-
-    /// The fields whose values differ between two views.
-    fn changed(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> BTreeSet<String> {
-        a.keys()
-            .chain(b.keys())
-            .filter(|k| a.get(*k) != b.get(*k))
-            .cloned()
-            .collect()
     }
 
     /// Two defaults as the same value: numbers compared as numbers, names
