@@ -25,6 +25,19 @@ mod test_views;
 mod usi;
 mod weights;
 
+/// The help of a flag whose default the code applies itself: `HELP
+/// [default: DEFAULT]`, with DEFAULT made from the constant the code applies
+/// (`#[arg(help = help_with_default(..))]`, evaluated when clap builds the
+/// command). Such a flag is an `Option`, not clap's `default_value_t`,
+/// because the code must know whether it was given (the default depends on
+/// another flag, or the flag needs another one); written out in a doc
+/// comment, the default would be a second copy that can drift from the
+/// constant, where this text cannot. (Not a `concat!`: it takes literals
+/// only, no constants.)
+pub(crate) fn help_with_default(help: &str, default: impl std::fmt::Display) -> String {
+    format!("{help} [default: {default}]")
+}
+
 /// Learn a shogi evaluation function from game records, and play it over USI.
 #[derive(Parser)]
 #[command(name = "kifulearn", version, about)]

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use kifulearn::teacher::{TeacherSpec, DEFAULT_SCALE};
+use kifulearn::teacher::{TeacherSpec, DEFAULT_DEPTH, DEFAULT_HASH_MB, DEFAULT_SCALE};
+
+use super::help_with_default;
 
 #[derive(clap::Args, Clone, Debug)]
 pub struct TeacherArgs {
@@ -11,8 +13,12 @@ pub struct TeacherArgs {
     /// "/usr/games/fairy-stockfish" (one process per thread; quotes split like a shell).
     #[arg(long = "teacher-usi", alias = "teacher", value_name = "CMD")]
     pub teacher: Option<String>,
-    /// The teacher's `go depth N` [default: 6 when --teacher-nodes is not given].
-    #[arg(long, value_name = "N", requires = "teacher")]
+    // The teacher's `go depth N`; unset, TeacherSpec::limit_depth applies
+    // DEFAULT_DEPTH unless --teacher-nodes is given, and the help says it.
+    #[arg(long, value_name = "N", requires = "teacher", help = help_with_default(
+        "The teacher's `go depth N`",
+        format_args!("{DEFAULT_DEPTH} when --teacher-nodes is not given"),
+    ))]
     pub teacher_depth: Option<u32>,
     /// The teacher's `go nodes N` instead of a depth.
     #[arg(
@@ -23,7 +29,7 @@ pub struct TeacherArgs {
     )]
     pub teacher_nodes: Option<u64>,
     /// The teacher's hash (`Hash`/`USI_Hash`), megabytes.
-    #[arg(long, value_name = "MB", default_value_t = 16)]
+    #[arg(long, value_name = "MB", default_value_t = DEFAULT_HASH_MB)]
     pub teacher_hash: usize,
     /// Seconds to wait for a `bestmove` before the teacher counts as hung
     /// [default: 10, doubled per depth above 12, or 10 + 1 per 100,000 nodes].

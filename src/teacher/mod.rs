@@ -49,6 +49,14 @@ pub const BATCH: usize = 1024;
 /// (`docs/teacher.md` has the measurement).
 pub const DEFAULT_SCALE: f64 = 1.6;
 
+/// The teacher's `go depth N` when neither a depth nor a node limit is
+/// given ([`TeacherSpec::limit_depth`], `--teacher-depth`'s default).
+pub const DEFAULT_DEPTH: u32 = 6;
+
+/// The teacher engine's `Hash` (or `USI_Hash`), megabytes
+/// ([`TeacherSpec::new`], `--teacher-hash`'s default).
+pub const DEFAULT_HASH_MB: usize = 16;
+
 /// Failures in a row (positions skipped, or starts that failed) after which a
 /// teacher gives up with [`TeacherError::GaveUp`] instead of skipping on.
 pub const MAX_FAILURES_IN_ROW: u32 = 50;
@@ -75,24 +83,26 @@ pub struct TeacherSpec {
 }
 
 impl TeacherSpec {
-    /// `command` at depth 6, 16 MB, scale 1 (the teacher's centipawns as
-    /// they are; the command line's default is [`DEFAULT_SCALE`]), no extra option.
+    /// `command` at [`DEFAULT_DEPTH`], [`DEFAULT_HASH_MB`], scale 1 (the
+    /// teacher's centipawns as they are; the command line's default is
+    /// [`DEFAULT_SCALE`]), no extra option.
     pub fn new(command: &str) -> Self {
         Self {
             command: command.to_string(),
             depth: None,
             nodes: None,
-            hash_mb: 16,
+            hash_mb: DEFAULT_HASH_MB,
             timeout: None,
             scale: 1.0,
             options: Vec::new(),
         }
     }
 
-    /// The depth asked: `depth`, or 6 when neither depth nor nodes is set.
+    /// The depth asked: `depth`, or [`DEFAULT_DEPTH`] when neither depth
+    /// nor nodes is set.
     pub fn limit_depth(&self) -> Option<u32> {
         match (self.depth, self.nodes) {
-            (None, None) => Some(6),
+            (None, None) => Some(DEFAULT_DEPTH),
             (d, _) => d,
         }
     }

@@ -15,17 +15,26 @@ use kifulearn::train::positions::{
 };
 
 use crate::cli::verbosity::summary;
-use crate::cli::CliResult;
+use crate::cli::{help_with_default, CliResult};
 
 /// The labels of position rows: the positions learner's target.
 #[derive(ClapArgs)]
 #[command(next_help_heading = "Position rows (positions --rows, extract --per-position)")]
 pub struct RowArgs {
-    /// λ, the weight of the game result in the target, 0..1 [default: 0.33, the positions learner's].
-    #[arg(long)]
+    // λ, the weight of the game result in the target; unset, `labels`
+    // applies the positions learner's (PositionsParams::default().lambda),
+    // which the help shows. An Option: `given` must see whether it was given.
+    #[arg(long, help = help_with_default(
+        "λ, the weight of the game result in the target, 0..1",
+        format_args!("{}, the positions learner's", PositionsParams::default().lambda),
+    ))]
     result_weight: Option<f64>,
-    /// K of σ(s / K), centipawns [default: 600, the positions learner's].
-    #[arg(long)]
+    // K of σ(s / K); unset, the positions learner's
+    // (PositionsParams::default().eval_k), which the help shows.
+    #[arg(long, help = help_with_default(
+        "K of σ(s / K), centipawns",
+        format_args!("{}, the positions learner's", PositionsParams::default().eval_k),
+    ))]
     eval_k: Option<f64>,
     /// Labels: `score` (K·logit of the target: the teacher's score when λ is
     /// 0) or `sigmoid` (4K·(target − ½): the score near 0, squashed
