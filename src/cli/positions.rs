@@ -9,6 +9,7 @@ use std::process::ExitCode;
 
 use kifulearn::positions::{
     read_positions, read_positions_as, GameResult, PositionFormat, PositionRecord, PositionWriter,
+    DEFAULT_EVAL_LIMIT,
 };
 use kifulearn::shogi::Color;
 
@@ -40,8 +41,8 @@ pub struct Args {
     relabel: Option<PathBuf>,
     #[command(flatten)]
     teacher: TeacherArgs,
-    /// Relabelling: scores are clamped to ±CP, mates are ±CP.
-    #[arg(long, value_name = "CP", default_value_t = 3000, requires = "relabel")]
+    /// Relabelling: scores are clamped to ±CP, mates are ±CP (generate's default too).
+    #[arg(long, value_name = "CP", default_value_t = DEFAULT_EVAL_LIMIT, requires = "relabel")]
     eval_limit: i32,
     /// Relabelling: teacher processes, one per thread [default: all cores].
     #[arg(long, requires = "relabel")]
@@ -262,6 +263,7 @@ mod relabel {
 
     use kifulearn::positions::{
         read_positions, read_positions_as, PositionFormat, PositionRecord, PositionWriter,
+        EVAL_LIMITS,
     };
     use kifulearn::teacher::{label_records, Teacher, TeacherStats};
 
@@ -284,8 +286,14 @@ mod relabel {
             )
             .into());
         }
-        if !(1..=32000).contains(&args.eval_limit) {
-            return Err(format!("--eval-limit {}: expected 1 to 32000", args.eval_limit).into());
+        if !EVAL_LIMITS.contains(&args.eval_limit) {
+            return Err(format!(
+                "--eval-limit {}: expected {} to {}",
+                args.eval_limit,
+                EVAL_LIMITS.start(),
+                EVAL_LIMITS.end()
+            )
+            .into());
         }
         let first_format = match args.format {
             Some(f) => f,

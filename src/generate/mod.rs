@@ -35,7 +35,7 @@
 //! let mut tables = [TranspositionTable::new(1), TranspositionTable::new(1)];
 //! let game = play_game(&Material, &set.openings, 0, &cfg, &mut tables);
 //! assert_eq!(game, play_game(&Material, &set.openings, 0, &cfg, &mut tables));
-//! assert!(game.positions.iter().all(|p| p.score.abs() <= 3000));
+//! assert!(game.positions.iter().all(|p| i32::from(p.score.abs()) <= cfg.eval_limit));
 //! ```
 
 use std::collections::{BTreeMap, HashSet};
@@ -47,7 +47,7 @@ use std::sync::mpsc;
 
 use crate::arena::Opening;
 use crate::eval::Evaluator;
-use crate::positions::{PositionError, PositionFormat};
+use crate::positions::{PositionError, PositionFormat, DEFAULT_EVAL_LIMIT, EVAL_LIMITS};
 use crate::search::{DepthRange, Limits, TranspositionTable};
 use crate::teacher::{Teacher, TeacherError, TeacherSpec, TeacherStats};
 
@@ -267,7 +267,7 @@ impl Default for GenerateConfig {
             random_plies: 8,
             random_prob: 0.5,
             skip_plies: 16,
-            eval_limit: 3000,
+            eval_limit: DEFAULT_EVAL_LIMIT,
             max_plies: 320,
             seed: 1,
             format: PositionFormat::Psv,
@@ -320,8 +320,12 @@ impl GenerateConfig {
         if !(0.0..=1.0).contains(&self.random_prob) {
             return bad("random-prob", self.random_prob.to_string(), "0 to 1");
         }
-        if !(1..=32000).contains(&self.eval_limit) {
-            return bad("eval-limit", self.eval_limit.to_string(), "1 to 32000");
+        if !EVAL_LIMITS.contains(&self.eval_limit) {
+            return bad(
+                "eval-limit",
+                self.eval_limit.to_string(),
+                &format!("{} to {}", EVAL_LIMITS.start(), EVAL_LIMITS.end()),
+            );
         }
         if self.chunk_games == 0 {
             return bad("chunk-games", "0".into(), "at least 1");

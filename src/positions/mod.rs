@@ -97,6 +97,18 @@ impl fmt::Display for GameResult {
     }
 }
 
+/// The ±limit the scores of the position files kifulearn writes are clamped
+/// to by default, mates included (±limit): the default of `generate
+/// --eval-limit` (`GenerateConfig::default()`) and of `positions --relabel
+/// --eval-limit`, so relabelled files hold scores in the range generated
+/// ones do. The positions learner's `score_mse` compares against teacher
+/// scores clamped to it too (`train::positions::MSE_SCORE_LIMIT`).
+pub const DEFAULT_EVAL_LIMIT: i32 = 3000;
+
+/// The eval limits `generate --eval-limit` and `positions --relabel
+/// --eval-limit` take (a limit fits a record's `i16` score).
+pub const EVAL_LIMITS: std::ops::RangeInclusive<i32> = 1..=32_000;
+
 /// One position of a position file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PositionRecord {

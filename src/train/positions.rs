@@ -302,6 +302,15 @@ impl PositionsParams {
     }
 }
 
+/// The ±limit the teacher's score is clamped to before [`LeafLoss::score_mse`]
+/// compares the value with it: the limit of generated position files
+/// ([`crate::positions::DEFAULT_EVAL_LIMIT`]), so a mate or a lopsided
+/// score (up to ±[`crate::eval::EVAL_LIMIT`] from a teacher on game records
+/// or another tool's files) weighs as a generated file's does instead of
+/// swamping the mean. A figure of the report only: the learner's target
+/// does not read it.
+pub const MSE_SCORE_LIMIT: f64 = crate::positions::DEFAULT_EVAL_LIMIT as f64;
+
 /// Loss over a set of leaves.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LeafLoss {
@@ -311,7 +320,8 @@ pub struct LeafLoss {
     pub cross_entropy: f64,
     /// Mean cross-entropy against the teacher score alone (λ = 0).
     pub score_ce: f64,
-    /// Mean squared error of `v` against the teacher score, centipawns².
+    /// Mean squared error of `v` against the teacher score clamped to
+    /// ±[`MSE_SCORE_LIMIT`], centipawns².
     pub score_mse: f64,
 }
 
@@ -385,7 +395,7 @@ pub fn loss(weights: &[f32], leaves: &Leaves, params: &PositionsParams) -> LeafL
             let p = logistic(v / params.eval_k);
             let s = f64::from(leaves.score[i]);
             let ts = logistic(s / params.eval_k);
-            let d = v - s.clamp(-3000.0, 3000.0);
+            let d = v - s.clamp(-MSE_SCORE_LIMIT, MSE_SCORE_LIMIT);
             (
                 cross_entropy(p, target.of(leaves, i)),
                 cross_entropy(p, ts),
@@ -518,7 +528,7 @@ impl<'a> Descent<'a> {
                         buffer[j as usize] += g * x;
                     }
                     let s = f64::from(train.score[i]);
-                    let d = v - s.clamp(-3000.0, 3000.0);
+                    let d = v - s.clamp(-MSE_SCORE_LIMIT, MSE_SCORE_LIMIT);
                     sums.0 += cross_entropy(p, t);
                     sums.1 += cross_entropy(p, logistic(s / params.eval_k));
                     sums.2 += d * d;
