@@ -41,7 +41,7 @@ use std::time::Duration;
 
 use crate::eval::Evaluator;
 use crate::record::{Game, Source};
-use crate::search::Limits;
+use crate::search::{DepthRange, Limits, MAX_DEPTH};
 use crate::shogi::{Color, Move, Position};
 
 pub mod clock;
@@ -63,8 +63,19 @@ pub use stats::{
     SprtVerdict, Tally,
 };
 
-/// How a match is played. `MatchConfig::default()` is depth 2, 100 games,
-/// 320 plies, all cores, 16 MB tables, no clock, no SPRT.
+/// A match's depth when neither a depth, a node limit nor a clock is given
+/// ([`MatchConfig::limits`]): `match --depth`'s default and a recipe's
+/// `[match] depth`.
+pub const DEFAULT_DEPTH: u32 = 2;
+
+/// The depths a match is played at, `match --depth` and a recipe's `[match]
+/// depth` alike: 1 to the deepest our search iterates to
+/// ([`MAX_DEPTH`]; a `usi:` engine gets the same `go depth N`).
+pub const DEPTHS: DepthRange = DepthRange::new(1, MAX_DEPTH);
+
+/// How a match is played. `MatchConfig::default()` is depth
+/// [`DEFAULT_DEPTH`], 100 games, 320 plies, all cores, 16 MB tables, no
+/// clock, no SPRT: `match`'s defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatchConfig {
     /// Search depth of both sides (iterative deepening to this depth).
@@ -93,7 +104,7 @@ pub struct MatchConfig {
 impl Default for MatchConfig {
     fn default() -> Self {
         Self {
-            depth: Some(2),
+            depth: Some(DEFAULT_DEPTH),
             nodes: None,
             time: None,
             time_margin: Duration::from_millis(100),
@@ -107,12 +118,12 @@ impl Default for MatchConfig {
 }
 
 impl MatchConfig {
-    /// The search limits of every move (depth 2 if neither depth, nodes nor
-    /// a clock is set); a clock's times are the move's own.
+    /// The search limits of every move ([`DEFAULT_DEPTH`] if neither depth,
+    /// nodes nor a clock is set); a clock's times are the move's own.
     pub fn limits(&self) -> Limits {
         Limits {
             depth: if self.depth.is_none() && self.nodes.is_none() && self.time.is_none() {
-                Some(2)
+                Some(DEFAULT_DEPTH)
             } else {
                 self.depth
             },

@@ -10,13 +10,19 @@ use kifulearn::arena::files::{summary_text, MatchFiles};
 use kifulearn::arena::openings::DEFAULT_OPENINGS_NAME;
 use kifulearn::arena::{
     default_openings, read_openings, run_sides, select_openings, EloModel, MatchConfig, Side,
-    SprtConfig, Tally, TimeControl,
+    SprtConfig, Tally, TimeControl, DEFAULT_DEPTH, DEPTHS,
 };
 use kifulearn::eval::{load_engine_evaluator, DynEvaluator, EvalChoice};
 use kifulearn::usi_client::{parse_option, UsiClient, UsiSpec};
 
 use super::verbosity::summary;
-use super::{verbosity, CliResult};
+use super::{help_with_default, verbosity, CliResult};
+
+/// The library's defaults of a match ([`MatchConfig::default`]), which the
+/// flags take and `--help` shows.
+fn defaults() -> MatchConfig {
+    MatchConfig::default()
+}
 
 #[derive(clap::Args)]
 #[command(group(clap::ArgGroup::new("sprt").args(["elo0", "nelo0"])))]
@@ -36,8 +42,12 @@ pub struct Args {
     /// A `usi:` engine B's option, NAME=VALUE (repeatable).
     #[arg(long, value_name = "NAME=VALUE")]
     option_b: Vec<String>,
-    /// Search depth of both sides [default: 2 without --nodes or a clock].
-    #[arg(long)]
+    // Search depth of both sides; unset, MatchConfig::limits applies
+    // DEFAULT_DEPTH unless --nodes or a clock is given, and the help says it.
+    #[arg(long, value_parser = |s: &str| DEPTHS.parse(s), help = help_with_default(
+        "Search depth of both sides",
+        format_args!("{DEFAULT_DEPTH} without --nodes or a clock"),
+    ))]
     depth: Option<u32>,
     /// Node limit per move of both sides (deterministic: counted, not timed).
     #[arg(long)]
@@ -56,10 +66,10 @@ pub struct Args {
     inc: Option<u64>,
     /// On a clock: a move answered later than its time plus this many
     /// milliseconds loses on time.
-    #[arg(long, value_name = "MS", default_value_t = 100, requires = "clock")]
+    #[arg(long, value_name = "MS", default_value_t = defaults().time_margin.as_millis() as u64, requires = "clock")]
     time_margin: u64,
     /// Games to play; each opening is played twice, colours swapped.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = defaults().games)]
     games: usize,
     /// Opening lines (`startpos moves ...` / `sfen ... moves ...`, one a line)
     /// [default: the bundled TEST openings, fixtures/openings/match.sfen: 575 of
@@ -78,10 +88,10 @@ pub struct Args {
     #[arg(long)]
     jobs: Option<usize>,
     /// Plies from the start position (opening included) after which a game is drawn.
-    #[arg(long, default_value_t = 320)]
+    #[arg(long, default_value_t = defaults().max_plies)]
     max_plies: usize,
     /// Megabytes of each side's transposition table (a `usi:` engine's Hash).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = defaults().hash_mb)]
     hash: usize,
     /// SPRT on game pairs: logistic Elo of H0 (with --elo1; stops the match
     /// when the test decides).
@@ -118,33 +128,49 @@ pub struct Args {
     out: Option<PathBuf>,
 }
 
+impl Args {
+    /// The match's options, checked: [`MatchConfig::default`] moved by the
+    /// flags given.
+    fn config(&self) -> Result<MatchConfig, Box<dyn std::error::Error>> {
+        if self.games == 0 {
+            return Err("--games 0: expected at least 1".into());
+        }
+        if self.jobs == Some(0) {
+            return Err("--jobs 0: expected at least 1".into());
+        }
+        let sprt = match (self.elo0, self.elo1, self.nelo0, self.nelo1) {
+            (Some(elo0), Some(elo1), _, _) => Some((EloModel::Logistic, elo0, elo1)),
+            (_, _, Some(nelo0), Some(nelo1)) => Some((EloModel::Normalized, nelo0, nelo1)),
+            _ => None,
+        }
+        .map(|(model, elo0, elo1)| SprtConfig {
+            model,
+            elo0,
+            elo1,
+            alpha: self.alpha,
+            beta: self.beta,
+        });
+        if let Some(sprt) = &sprt {
+            sprt.check().map_err(|e| format!("SPRT: {e}"))?;
+        }
+        let time = TimeControl::from_options(self.movetime, self.time, self.inc, self.byoyomi)?;
+        Ok(MatchConfig {
+            depth: self.depth,
+            nodes: self.nodes,
+            time,
+            time_margin: Duration::from_millis(self.time_margin),
+            games: self.games,
+            max_plies: self.max_plies,
+            jobs: self.jobs.unwrap_or(0),
+            hash_mb: self.hash.max(1),
+            sprt,
+        })
+    }
+}
+
 pub fn run(args: Args) -> CliResult {
-    if args.games == 0 {
-        return Err("--games 0: expected at least 1".into());
-    }
-    if args.jobs == Some(0) {
-        return Err("--jobs 0: expected at least 1".into());
-    }
-    if args.depth == Some(0) {
-        return Err("--depth 0: expected at least 1".into());
-    }
-    let sprt = match (args.elo0, args.elo1, args.nelo0, args.nelo1) {
-        (Some(elo0), Some(elo1), _, _) => Some((EloModel::Logistic, elo0, elo1)),
-        (_, _, Some(nelo0), Some(nelo1)) => Some((EloModel::Normalized, nelo0, nelo1)),
-        _ => None,
-    }
-    .map(|(model, elo0, elo1)| SprtConfig {
-        model,
-        elo0,
-        elo1,
-        alpha: args.alpha,
-        beta: args.beta,
-    });
-    if let Some(sprt) = &sprt {
-        sprt.check().map_err(|e| format!("SPRT: {e}"))?;
-    }
-    let time = TimeControl::from_options(args.movetime, args.time, args.inc, args.byoyomi)?;
-    let hash_mb = args.hash.max(1);
+    let cfg = args.config()?;
+    let hash_mb = cfg.hash_mb;
     let (given_a, given_b) = (
         given(&args.engine_a, &args.option_a, "A", hash_mb)?,
         given(&args.engine_b, &args.option_b, "B", hash_mb)?,
@@ -161,17 +187,6 @@ pub fn run(args: Args) -> CliResult {
         None => (default_openings(), DEFAULT_OPENINGS_NAME.to_string()),
     };
     let openings = select_openings(openings, args.openings_skip, args.seed);
-    let cfg = MatchConfig {
-        depth: args.depth,
-        nodes: args.nodes,
-        time,
-        time_margin: Duration::from_millis(args.time_margin),
-        games: args.games,
-        max_plies: args.max_plies,
-        jobs: args.jobs.unwrap_or(0),
-        hash_mb,
-        sprt,
-    };
     let mut files = match &args.out {
         Some(dir) => Some(
             MatchFiles::create(dir, &a_name, &b_name)

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::arena;
 use crate::extract::RowsAt;
 use crate::generate::{GenerateConfig, Target, DEFAULT_DEPTH, DEFAULT_POSITIONS, DEPTHS};
 use crate::label::{LabelError, LabelOptions};
@@ -206,8 +207,9 @@ pub struct Arena {
     /// Games (0: no match); openings are played in pairs, colours swapped.
     #[serde(default)]
     pub games: usize,
-    /// Search depth of both engines.
-    #[serde(default = "two")]
+    /// Search depth of both engines, as `match --depth` ([`arena::DEPTHS`],
+    /// default [`arena::DEFAULT_DEPTH`]).
+    #[serde(default = "default_match_depth")]
     pub depth: u32,
     /// Milliseconds a move: when set, the same games are played again with
     /// both engines on this move time (equal time, `match --movetime`),
@@ -323,8 +325,8 @@ pub struct Evaluate {
 fn one() -> u32 {
     1
 }
-fn two() -> u32 {
-    2
+fn default_match_depth() -> u32 {
+    arena::DEFAULT_DEPTH
 }
 fn one_u32() -> u32 {
     1
@@ -710,11 +712,11 @@ impl Recipe {
                 &TEACHER_DEPTHS.allowed(),
             ));
         }
-        if self.arena.games > 0 && !(1..=6).contains(&self.arena.depth) {
+        if self.arena.games > 0 && !arena::DEPTHS.contains(self.arena.depth) {
             return Err(bad(
                 "match.depth",
                 self.arena.depth.to_string(),
-                "a depth from 1 to 6",
+                &arena::DEPTHS.allowed(),
             ));
         }
         if let Some(ms) = self

@@ -109,6 +109,9 @@ pub const MATE_BOUND: i32 = MATE - 1_000;
 const INFINITY: i32 = MATE + 1;
 /// Deepest ply the search reaches (main search plus quiescence).
 pub const MAX_PLY: usize = 128;
+/// Deepest depth the search iterates to: half of [`MAX_PLY`], the ply where
+/// the main search gives way to quiescence. A deeper limit searches to this.
+pub const MAX_DEPTH: u32 = MAX_PLY as u32 / 2;
 
 /// Half-width of the selective search's aspiration window at the root.
 const ASPIRATION_WINDOW: i32 = 60;
@@ -568,7 +571,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         }
         let max_depth = self.limits.depth.unwrap_or(MAX_PLY as u32 - 1).max(1);
         let mut last_score = None;
-        for depth in 1..=max_depth.min(MAX_PLY as u32 / 2) {
+        for depth in 1..=max_depth.min(MAX_DEPTH) {
             self.iteration_depth = depth as i32;
             // Aspiration (selective): a window around the last score first,
             // the full window again when the value falls outside it.
@@ -701,7 +704,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             self.path.extend_from_slice(history);
             self.path.push(PathEntry::of(pos));
         }
-        let depth = depth.min(MAX_PLY as u32 / 2) as i32;
+        let depth = depth.min(MAX_DEPTH) as i32;
         self.iteration_depth = depth;
         self.refresh_root(pos);
         self.negamax(pos, depth, alpha, INFINITY, 0)
