@@ -311,3 +311,55 @@ fn name_of(text: &str) -> String {
         None => EvalChoice::parse(text).name(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{Args as _, FromArgMatches};
+    use kifulearn::pipeline::recipe::Recipe;
+
+    /// The options `match --engine-a a --engine-b b ARGS...` sets.
+    fn cli_config(args: &[&str]) -> MatchConfig {
+        let line = ["match", "--engine-a", "a", "--engine-b", "b"]
+            .into_iter()
+            .chain(args.iter().copied());
+        let matches = Args::augment_args(clap::Command::new("match"))
+            .try_get_matches_from(line)
+            .unwrap();
+        Args::from_arg_matches(&matches).unwrap().config().unwrap()
+    }
+
+    /// `match` with no flag plays MatchConfig::default(), the one
+    /// definition of a match's defaults, which a recipe's `[match]` starts
+    /// from too; the depth is applied by MatchConfig::limits, so that
+    /// --nodes or a clock can replace it.
+    #[test]
+    fn match_flags_default_to_the_match_config() {
+        let d = MatchConfig::default();
+        let cli = cli_config(&[]);
+        assert_eq!(
+            MatchConfig {
+                depth: d.depth,
+                ..cli.clone()
+            },
+            d
+        );
+        assert_eq!(cli.depth, None);
+        assert_eq!(cli.limits(), d.limits());
+        assert_eq!(d.limits().depth, Some(DEFAULT_DEPTH));
+        let recipe = Recipe::parse(
+            "[inputs]\npaths = [\"g\"]\n",
+            std::path::Path::new("r.toml"),
+        )
+        .unwrap();
+        assert_eq!(recipe.arena.depth, DEFAULT_DEPTH);
+        // Each flag moves its own option.
+        assert_eq!(cli_config(&["--depth", "5"]).limits().depth, Some(5));
+        assert_eq!(cli_config(&["--nodes", "500"]).limits().depth, None);
+        assert_eq!(cli_config(&["--games", "7"]).games, 7);
+        assert_eq!(cli_config(&["--max-plies", "99"]).max_plies, 99);
+        assert_eq!(cli_config(&["--hash", "3"]).hash_mb, 3);
+        let clock = cli_config(&["--byoyomi", "100", "--time-margin", "7"]);
+        assert_eq!(clock.time_margin, Duration::from_millis(7));
+    }
+}

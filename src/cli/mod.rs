@@ -274,27 +274,32 @@ mod tests {
     /// A depth parameter's range is written once (`DepthRange`) and refused
     /// alike by every flag and the recipe key that set it: the same depths
     /// pass, and a depth out of range is refused with the same words,
-    /// naming the flag (clap) or the key (the recipe's check).
+    /// naming the flag (clap) or the key (the recipe's check): `generate
+    /// --depth` and `generate_depth`, `--teacher-depth` and `teacher_depth`,
+    /// `match --depth` and `[match] depth`.
     #[test]
     fn depth_flags_and_recipe_keys_refuse_alike() {
+        use kifulearn::arena;
         use kifulearn::generate::{GenerateConfig, DEPTHS};
         use kifulearn::pipeline::recipe::Recipe;
         use kifulearn::search::DepthRange;
         use kifulearn::train::positions::TEACHER_DEPTHS;
         /// The range, the command lines before the depth, the flag, the
-        /// recipe's `[learner]` lines before the key, the key.
+        /// recipe's table, its lines before the key, the key.
         type Case = (
             DepthRange,
             &'static [&'static [&'static str]],
             &'static str,
             &'static str,
             &'static str,
+            &'static str,
         );
-        let cases: [Case; 2] = [
+        let cases: [Case; 3] = [
             (
                 DEPTHS,
                 &[&["generate", "--out", "o"]],
                 "--depth",
+                "learner",
                 "method = \"selfplay\"\n",
                 "generate_depth",
             ),
@@ -305,22 +310,31 @@ mod tests {
                     &["extract", "g", "--out", "o", "--per-position"],
                 ],
                 "--teacher-depth",
+                "learner",
                 "",
                 "teacher_depth",
             ),
+            (
+                arena::DEPTHS,
+                &[&["match", "--engine-a", "a", "--engine-b", "b"]],
+                "--depth",
+                "match",
+                "games = 2\n",
+                "depth",
+            ),
         ];
-        for (range, lines, flag, before, key) in cases {
+        for (range, lines, flag, table, before, key) in cases {
             let allowed = range.allowed();
             for d in range.min.saturating_sub(1)..=range.max + 1 {
                 let ok = range.contains(d);
-                let text = format!("[inputs]\npaths = [\"g\"]\n[learner]\n{before}{key} = {d}\n");
+                let text = format!("[inputs]\npaths = [\"g\"]\n[{table}]\n{before}{key} = {d}\n");
                 let recipe = Recipe::parse(&text, Path::new("r.toml"));
                 match &recipe {
-                    Ok(_) => assert!(ok, "{key} = {d} passes"),
+                    Ok(_) => assert!(ok, "{table}.{key} = {d} passes"),
                     Err(e) => assert_eq!(
                         e.to_string(),
                         format!(
-                            "r.toml: line {}: learner.{key} = {d}: {allowed}",
+                            "r.toml: line {}: {table}.{key} = {d}: {allowed}",
                             text.lines().count()
                         )
                     ),
