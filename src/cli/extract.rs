@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use kifulearn::eval::{load_evaluator, DynEvaluator, EvalChoice};
 use kifulearn::extract::{self, ExtractOptions, Labelling};
+use kifulearn::features::DEFAULT_SET;
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::generate::Shard;
 use kifulearn::label::LabelOptions;
@@ -37,17 +38,17 @@ pub struct Args {
     #[arg(long, default_value = "0/1")]
     shard: Shard,
     /// Feature sets, comma-separated, each in its own index range in the order named.
-    #[arg(long, default_value = "relation")]
+    #[arg(long, default_value = DEFAULT_SET)]
     features: String,
     /// Centipawns by which the game's move is put above every other move.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = LabelOptions::default().margin)]
     margin: i32,
     /// Labels are centipawns divided by this.
-    #[arg(long, default_value_t = 10_000.0)]
+    #[arg(long, default_value_t = LabelOptions::default().scale)]
     scale: f64,
     /// Plies searched below each sibling (the position after a candidate move),
     /// then captures; 0: the sibling's capture quiescence only (docs/search.md).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = LabelOptions::default().depth)]
     depth: u32,
     /// Evaluate the search leaves statically instead of following captures.
     #[arg(long)]

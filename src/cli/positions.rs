@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kifulearn::features::DEFAULT_SET;
 use kifulearn::positions::{
     read_positions, read_positions_as, GameResult, PositionFormat, PositionRecord, PositionWriter,
     DEFAULT_EVAL_LIMIT,
@@ -14,7 +15,7 @@ use kifulearn::positions::{
 use kifulearn::shogi::Color;
 
 use super::teacher::TeacherArgs;
-use super::{AtomicFile, CliResult};
+use super::{help_with_default, AtomicFile, CliResult};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -54,8 +55,9 @@ pub struct Args {
     /// may be folders (`generate`'s output).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["sfen", "convert", "relabel", "format"])]
     rows: Option<PathBuf>,
-    /// Rows: feature sets, comma-separated [default: relation].
-    #[arg(long, requires = "rows")]
+    // Rows: feature sets; unset, rows::run applies features::DEFAULT_SET,
+    // which the help shows.
+    #[arg(long, requires = "rows", help = help_with_default("Rows: feature sets, comma-separated", DEFAULT_SET))]
     features: Option<String>,
     /// Rows: write svmlight's `qid:N` after each label, one N per game (a run of rising plies).
     #[arg(long, requires = "rows")]

@@ -274,6 +274,11 @@ impl BaseSet {
     }
 }
 
+/// The feature sets rows are extracted with when none are named (`extract
+/// --features`, `positions --rows --features`, a recipe's `[features] set`):
+/// the Mecha-Joshi relation set.
+pub const DEFAULT_SET: &str = "relation";
+
 /// A combination of named sets chosen at run time (`relation,material`): each
 /// part gets its own index range, in the order named. Dispatches once per part
 /// per position, then runs the part's monomorphized traversal.

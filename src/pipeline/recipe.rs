@@ -277,11 +277,11 @@ pub struct Labels {
     #[serde(default = "default_scale")]
     pub scale: f64,
     /// Capture-only quiescence after the depth-1 replies.
-    #[serde(default = "yes")]
+    #[serde(default = "default_quiescence")]
     pub quiescence: bool,
     /// Plies searched below each sibling (1: the opponent's replies; 0: the
     /// sibling's quiescence only), as `extract --depth`.
-    #[serde(default = "one")]
+    #[serde(default = "default_label_depth")]
     pub depth: u32,
     /// Skip this many plies at the start of each game.
     #[serde(default)]
@@ -445,13 +445,20 @@ fn default_held_out() -> f64 {
     0.2
 }
 fn default_features() -> String {
-    "relation".into()
+    crate::features::DEFAULT_SET.into()
 }
+// `[labels]` starts from the label rule's defaults, as `extract` does.
 fn default_margin() -> i32 {
-    100
+    LabelOptions::default().margin
 }
 fn default_scale() -> f64 {
-    10_000.0
+    LabelOptions::default().scale
+}
+fn default_label_depth() -> u32 {
+    LabelOptions::default().depth
+}
+fn default_quiescence() -> bool {
+    LabelOptions::default().quiescence
 }
 /// Tolerance of the dual and dense solvers when a recipe sets none.
 pub const DEFAULT_TOLERANCE: f64 = 0.001;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
 use kifulearn::extract::file_stems;
-use kifulearn::features::Features;
+use kifulearn::features::{Features, DEFAULT_SET};
 use kifulearn::libsvm::dataset::DatasetInfo;
 use kifulearn::train::positions::rows::{PositionRows, RowLabels, RowTarget};
 use kifulearn::train::positions::{
@@ -102,7 +102,7 @@ pub(super) fn run(
     qid: bool,
     args: &RowArgs,
 ) -> CliResult {
-    let features: Features = features.unwrap_or("relation").parse()?;
+    let features: Features = features.unwrap_or(DEFAULT_SET).parse()?;
     let labels = args.labels()?;
     let (files, others) = split_position_paths(paths)?;
     if !others.is_empty() {
