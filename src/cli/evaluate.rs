@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kifulearn::engine::agreement::{games_agreement, Agreement};
+use kifulearn::engine::agreement::{games_agreement, Agreement, DEPTHS};
 use kifulearn::eval::{load_evaluator, EvalChoice};
 use kifulearn::record::{find_record_files, read_file, Game};
 
@@ -20,7 +20,7 @@ pub struct Args {
     /// capture quiescence only) [default: no search, each sibling's static
     /// evaluation]. `--depth D` is what `--depth D+1` was before the one
     /// meaning of depth (docs/search.md).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=5))]
+    #[arg(long, value_parser = |s: &str| DEPTHS.parse(s))]
     depth: Option<u32>,
     /// Also write the table as CSV (`evaluator,phase,positions,top1,top3,top5`).
     #[arg(long)]

@@ -276,10 +276,12 @@ mod tests {
     /// pass, and a depth out of range is refused with the same words,
     /// naming the flag (clap) or the key (the recipe's check): `generate
     /// --depth` and `generate_depth`, `--teacher-depth` and `teacher_depth`,
-    /// `match --depth` and `[match] depth`.
+    /// `match --depth` and `[match] depth`, `evaluate --depth` and
+    /// `[evaluate] depth`.
     #[test]
     fn depth_flags_and_recipe_keys_refuse_alike() {
         use kifulearn::arena;
+        use kifulearn::engine::agreement;
         use kifulearn::generate::{GenerateConfig, DEPTHS};
         use kifulearn::pipeline::recipe::Recipe;
         use kifulearn::search::DepthRange;
@@ -294,7 +296,7 @@ mod tests {
             &'static str,
             &'static str,
         );
-        let cases: [Case; 3] = [
+        let cases: [Case; 4] = [
             (
                 DEPTHS,
                 &[&["generate", "--out", "o"]],
@@ -320,6 +322,14 @@ mod tests {
                 "--depth",
                 "match",
                 "games = 2\n",
+                "depth",
+            ),
+            (
+                agreement::DEPTHS,
+                &[&["evaluate", "--evaluator", "material", "g"]],
+                "--depth",
+                "evaluate",
+                "",
                 "depth",
             ),
         ];

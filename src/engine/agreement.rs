@@ -24,7 +24,8 @@ use rayon::prelude::*;
 use crate::eval::Evaluator;
 use crate::record::Game;
 use crate::search::{
-    game_path, Control, EvalCache, Limits, PathEntry, Searcher, TranspositionTable, MATE,
+    game_path, Control, DepthRange, EvalCache, Limits, PathEntry, Searcher, TranspositionTable,
+    MATE,
 };
 use crate::shogi::{Move, Position, Siblings};
 
@@ -222,6 +223,10 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
         agreement
     }
 }
+
+/// The depths agreement is measured at, plies below each sibling: `evaluate
+/// --depth` and a recipe's `[evaluate] depth` alike.
+pub const DEPTHS: DepthRange = DepthRange::new(0, 5);
 
 /// Agreement of `eval` at `depth` (plies below each sibling; `None`: static)
 /// over `games`, games in parallel.

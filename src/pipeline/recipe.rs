@@ -741,11 +741,16 @@ impl Recipe {
         if let Some(g) = self.arena.grain.filter(|g| !(1..=MAX_GRAIN).contains(g)) {
             return Err(bad("match.grain", g.to_string(), GRAIN_RANGE));
         }
-        if let Some(d) = self.evaluate.depth.filter(|&d| d > 5) {
+        use crate::engine::agreement::DEPTHS as AGREEMENT_DEPTHS;
+        if let Some(d) = self
+            .evaluate
+            .depth
+            .filter(|&d| !AGREEMENT_DEPTHS.contains(d))
+        {
             return Err(bad(
                 "evaluate.depth",
                 d.to_string(),
-                "a depth from 0 to 5 plies below the sibling",
+                &AGREEMENT_DEPTHS.allowed(),
             ));
         }
         Ok(())
@@ -908,7 +913,7 @@ mod tests {
         let err = parse("[evaluate]\ndepth = 6\n").unwrap_err().to_string();
         assert_eq!(
             err,
-            "r.toml: line 4: evaluate.depth = 6: a depth from 0 to 5 plies below the sibling"
+            "r.toml: line 4: evaluate.depth = 6: a depth from 0 to 5"
         );
     }
 
