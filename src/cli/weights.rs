@@ -22,7 +22,7 @@ pub struct Args {
     #[arg(long)]
     opponent: bool,
     /// Weights are printed multiplied by this (the label scale: centipawns per unit of attack code).
-    #[arg(long, default_value_t = 10_000.0)]
+    #[arg(long, default_value_t = f64::from(kifulearn::model::LABEL_SCALE))]
     scale: f64,
 }
 

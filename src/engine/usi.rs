@@ -47,12 +47,12 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::engine::evaluators::{EvalNoise, Grained, Scaled, MAX_GRAIN};
+use crate::engine::evaluators::{EvalNoise, Grained, Scaled, DEFAULT_EVAL_SCALE, MAX_GRAIN};
 use crate::eval::{load_engine_parts, DynEvaluator, EvalChoice, Evaluator};
 use crate::search::clock::MoveClock;
 use crate::search::{
     game_path, Control, EvalCache, Limits, PathEntry, Score, SearchInfo, Searcher,
-    TranspositionTable,
+    TranspositionTable, MAX_DEPTH,
 };
 use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Move, Position};
@@ -439,11 +439,13 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
                 "option name ModelFile type string default {}",
                 self.choice.name()
             ),
-            "option name EvalScale type spin default 10000 min 1 max 1000000".to_string(),
+            format!(
+                "option name EvalScale type spin default {DEFAULT_EVAL_SCALE} min 1 max 1000000"
+            ),
             format!("option name EvalGrain type spin default 0 min 0 max {MAX_GRAIN}"),
             "option name EvalNoise type spin default 0 min 0 max 1000".to_string(),
             "option name NoiseSeed type spin default 0 min 0 max 1000000000".to_string(),
-            "option name Depth type spin default 0 min 0 max 64".to_string(),
+            format!("option name Depth type spin default 0 min 0 max {MAX_DEPTH}"),
             format!("option name NodesLimit type spin default 0 min 0 max {MAX_NODES_LIMIT}"),
         ] {
             self.say(&line);

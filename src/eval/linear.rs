@@ -2,6 +2,7 @@
 
 use super::{Evaluator, EVAL_LIMIT};
 use crate::features::{DotSink, FeatureSet};
+use crate::model::LABEL_SCALE;
 use crate::shogi::{Color, Position};
 
 /// A linear model over a feature set, evaluated from the side to move's view.
@@ -17,47 +18,59 @@ pub struct Linear<F: FeatureSet> {
     pub weights: Vec<f32>,
     /// Added to the dot product (liblinear's bias term times its `-B` value).
     pub bias: f32,
-    /// Centipawns per unit of model output (the label scale, 10000 by default).
+    /// Centipawns per unit of model output ([`LABEL_SCALE`] by default).
     pub scale: f32,
 }
 
 impl<F: FeatureSet> Linear<F> {
-    /// A model with the given weights, no bias and the default label scale of 10000.
+    /// A model with the given weights, no bias and the default label scale
+    /// ([`LABEL_SCALE`]).
     pub fn new(features: F, weights: Vec<f32>) -> Self {
         Self {
             features,
             weights,
             bias: 0.0,
-            scale: 10_000.0,
+            scale: LABEL_SCALE as f32,
         }
     }
 
     /// The raw model output `w · x + bias` for `pos` seen from `view`.
     pub fn output(&self, pos: &Position, view: Color) -> f32 {
-        // The `material` part counts pieces with 128-bit population counts,
-        // a long instruction sequence without `popcnt` (not in the x86-64
-        // baseline): where the CPU has it, run the traversal compiled with it.
-        // The features and the order of the sum are the same either way.
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("popcnt") {
-            // SAFETY: the CPU supports `popcnt`, checked just above.
-            return unsafe { self.output_popcnt(pos, view) };
-        }
-        self.output_baseline(pos, view)
+        dot(&self.features, &self.weights, pos, view) + self.bias
     }
+}
 
+/// `w · x` of `pos` seen from `view`: the one traversal behind [`Linear`]
+/// and [`LinearView`], so the two evaluate alike.
+fn dot<F: FeatureSet>(features: &F, weights: &[f32], pos: &Position, view: Color) -> f32 {
+    // The `material` part counts pieces with 128-bit population counts,
+    // a long instruction sequence without `popcnt` (not in the x86-64
+    // baseline): where the CPU has it, run the traversal compiled with it.
+    // The features and the order of the sum are the same either way.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt")]
-    unsafe fn output_popcnt(&self, pos: &Position, view: Color) -> f32 {
-        self.output_baseline(pos, view)
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU supports `popcnt`, checked just above.
+        return unsafe { dot_popcnt(features, weights, pos, view) };
     }
+    dot_baseline(features, weights, pos, view)
+}
 
-    #[inline(always)]
-    fn output_baseline(&self, pos: &Position, view: Color) -> f32 {
-        let mut sink = DotSink::new(&self.weights);
-        self.features.visit(pos, view, &mut sink);
-        sink.sum + self.bias
-    }
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn dot_popcnt<F: FeatureSet>(
+    features: &F,
+    weights: &[f32],
+    pos: &Position,
+    view: Color,
+) -> f32 {
+    dot_baseline(features, weights, pos, view)
+}
+
+#[inline(always)]
+fn dot_baseline<F: FeatureSet>(features: &F, weights: &[f32], pos: &Position, view: Color) -> f32 {
+    let mut sink = DotSink::new(weights);
+    features.visit(pos, view, &mut sink);
+    sink.sum
 }
 
 impl Linear<crate::features::Features> {
@@ -81,7 +94,7 @@ impl Linear<crate::features::Features> {
                 .iter()
                 .enumerate()
             {
-                weights[offset as usize + i] = v / 10_000.0;
+                weights[offset as usize + i] = v / LABEL_SCALE as f32;
             }
         }
         Self::new(features, weights)
@@ -118,7 +131,7 @@ fn centipawns(v: f32) -> i32 {
 }
 
 /// A weight vector being learned, evaluated exactly as [`Linear`] plays it
-/// (no bias, the default scale of 10000), without copying the weights: the
+/// (no bias, the default scale [`LABEL_SCALE`]), without copying the weights: the
 /// ranking learner's re-search (`train::ranking`, Bonanza's comparison
 /// training) searches each sibling's quiescence with the current weights.
 #[derive(Clone, Copy, Debug)]
@@ -131,9 +144,7 @@ pub struct LinearView<'a, F: FeatureSet> {
 
 impl<F: FeatureSet + Sync> Evaluator for LinearView<'_, F> {
     fn evaluate(&self, pos: &Position) -> i32 {
-        let mut sink = DotSink::new(self.weights);
-        self.features.visit(pos, !pos.side_to_move(), &mut sink);
-        centipawns(-sink.sum * 10_000.0)
+        centipawns(-dot(self.features, self.weights, pos, !pos.side_to_move()) * LABEL_SCALE as f32)
     }
 
     fn costly(&self) -> bool {

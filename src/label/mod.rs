@@ -51,7 +51,7 @@ impl Default for LabelOptions {
     fn default() -> Self {
         Self {
             margin: 100,
-            scale: 10_000.0,
+            scale: f64::from(crate::model::LABEL_SCALE),
             quiescence: true,
             depth: 1,
         }
