@@ -37,22 +37,50 @@ pub fn named_prior(features: &Features, name: &str) -> Result<Vec<f32>, crate::m
     })
 }
 
+/// [`named_prior`] in model units (centipawns / 10000, the default label
+/// scale): the `w0` of [`shift_labels`], [`residual_label`] and
+/// [`add_prior`], which `fit svr --prior` and `fit streaming --prior` fit
+/// around.
+pub fn named_prior_model_units(
+    features: &Features,
+    name: &str,
+) -> Result<Vec<f64>, crate::model::ModelError> {
+    Ok(named_prior(features, name)?
+        .into_iter()
+        .map(|w| f64::from(w) / f64::from(crate::model::LABEL_SCALE))
+        .collect())
+}
+
 /// Fits ½‖w − w0‖² + C·Σ loss(y − w·x) with an unchanged SVR solver: with
 /// v = w − w0 it is ½‖v‖² + C·Σ loss((y − w0·x) − v·x), so the labels are
 /// shifted by `w0·x` here ([`shift_labels`]) and `w0` added back to the
 /// solution ([`add_prior`]). `w0` is in model units (centipawns / 10000).
 ///
-/// Subtracts `w0·x` from each row's label. Rows must be no wider than `w0`
-/// (the caller names the mismatch; an index past `w0` panics).
+/// Subtracts `w0·x` from each row's label ([`residual_label`]). Rows should
+/// be no wider than `w0` (the caller names the mismatch).
 pub fn shift_labels(x: &CompactCsr, y: &mut [f64], w0: &[f64]) {
     for (i, y) in y.iter_mut().enumerate() {
         let (idx, val) = x.row_f64(i);
-        *y -= idx
-            .iter()
-            .zip(val)
-            .map(|(&j, v)| v * w0[j as usize])
-            .sum::<f64>();
+        *y = residual_label(*y, w0, idx, val);
     }
+}
+
+/// One row's label minus the prior's value of it, `y − w0·x`: the label a
+/// learner fits to learn the correction to `w0` ([`shift_labels`] for rows
+/// in memory, the streaming learner row by row). `indices` are 0-based; a
+/// feature past `w0`'s length has prior 0 (the callers name a row wider
+/// than their feature set).
+pub fn residual_label(
+    y: f64,
+    w0: &[f64],
+    indices: &[u32],
+    values: impl IntoIterator<Item = f64>,
+) -> f64 {
+    y - indices
+        .iter()
+        .zip(values)
+        .map(|(&j, v)| v * w0.get(j as usize).copied().unwrap_or(0.0))
+        .sum::<f64>()
 }
 
 /// Adds `w0` back to weights fitted on [`shift_labels`]' labels (widening

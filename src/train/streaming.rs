@@ -13,6 +13,12 @@
 //!
 //! `w_j ← clamp(w_j + rate · s_j / n_j, −bound, bound)`
 //!
+//! With a prior `w0` ([`StreamingValidParams::fit_with_prior`], `fit
+//! streaming --prior`) the learner fits the correction `v = w − w0` to the
+//! residual labels `y − w0·x` ([`residual_label`], the SVR's prior), so
+//! the bound and the updates apply to `v` alone, and the model is `w0 + v`
+//! ([`add_prior`]).
+//!
 //! and the accumulators of every touched feature (updated or not) are reset.
 //! A list of touched indices makes a batch cost O(nonzeros + touched), not
 //! O(dimension). Because `w` is fixed within a batch, reading a file in
@@ -39,6 +45,7 @@ use std::time::Instant;
 
 use linfa::ParamGuard;
 
+use super::prior::{add_prior, residual_label};
 use super::progress::{Epoch as ProgressEpoch, Event, Observer};
 use super::TrainError;
 use crate::libsvm::{ReadError, RowBuffer, RowReader};
@@ -72,7 +79,22 @@ impl StreamingValidParams {
         dimension: usize,
         observer: &dyn Observer,
     ) -> Result<StreamingFit, ReadError> {
-        train_streaming(self, files, dimension, observer)
+        train_streaming(self, files, dimension, None, observer)
+    }
+
+    /// [`fit`](Self::fit) around a prior `w0` in model units (e.g.
+    /// `train::prior::named_prior_model_units`): the learner fits the
+    /// correction to `w0` on the labels `y − w0·x`; the bound limits the
+    /// correction, and [`StreamingFit::into_model`] adds `w0` back. With
+    /// `None`, [`fit`](Self::fit).
+    pub fn fit_with_prior(
+        &self,
+        files: &[PathBuf],
+        dimension: usize,
+        prior: Option<&[f64]>,
+        observer: &dyn Observer,
+    ) -> Result<StreamingFit, ReadError> {
+        train_streaming(self, files, dimension, prior, observer)
     }
 
     /// The sidecar of a model of `features` learned with these parameters,
@@ -231,9 +253,12 @@ pub struct EpochStats {
 /// The learned weights and the per-epoch statistics.
 #[derive(Debug, Clone)]
 pub struct StreamingFit {
-    /// Weight of feature index `j + 1` at `weights[j]`; the length is the
-    /// larger of the dimension given and the largest index read.
+    /// Weight of feature index `j + 1` at `weights[j]` (with a prior, the
+    /// correction to it); the length is the larger of the dimension given
+    /// and the largest index read.
     pub weights: Vec<f32>,
+    /// The prior the weights correct, in model units (none: zero).
+    pub prior: Option<Vec<f64>>,
     /// One entry per epoch.
     pub epochs: Vec<EpochStats>,
 }
@@ -242,16 +267,32 @@ impl StreamingFit {
     /// Predicts one row as [`Model::predict_row`] does (in `f64`, row order),
     /// so the saved model predicts exactly these numbers.
     pub fn predict_row(&self, indices: &[u32], values: &[f32]) -> f64 {
-        predict(&self.weights, indices, values)
+        let Some(w0) = &self.prior else {
+            return predict(&self.weights, indices, values);
+        };
+        // The model's weight, as `into_model` makes it: f64(w) + w0.
+        let mut sum = 0.0;
+        for (&j, &v) in indices.iter().zip(values) {
+            let j = j as usize;
+            if j < self.weights.len().max(w0.len()) {
+                let w = self.weights.get(j).map_or(0.0, |&w| f64::from(w));
+                sum += (w + w0.get(j).copied().unwrap_or(0.0)) * f64::from(v);
+            }
+        }
+        sum
     }
 
     /// The weights as a model file without bias. `solver_type` is liblinear's
     /// `L2R_L2LOSS_SVR` because liblinear reads only regression from it; the
-    /// sidecar says how the weights were learned.
+    /// sidecar says how the weights were learned. A prior is added back.
     pub fn into_model(self, features: &str) -> Model {
+        let mut w: Vec<f64> = self.weights.into_iter().map(f64::from).collect();
+        if let Some(w0) = &self.prior {
+            add_prior(&mut w, w0);
+        }
         Model {
             solver_type: "L2R_L2LOSS_SVR".into(),
-            w: self.weights.into_iter().map(f64::from).collect(),
+            w,
             bias: -1.0,
             bias_weight: 0.0,
             features: features.to_string(),
@@ -343,6 +384,7 @@ fn train_streaming(
     params: &StreamingValidParams,
     files: &[PathBuf],
     dimension: usize,
+    prior: Option<&[f64]>,
     observer: &dyn Observer,
 ) -> Result<StreamingFit, ReadError> {
     if files.is_empty() {
@@ -372,6 +414,12 @@ fn train_streaming(
         for_each_chunk(&order, |chunk| {
             learner.grow(chunk.rows.max_index() as usize);
             for (y, indices, values) in chunk.rows.iter() {
+                let y = match prior {
+                    None => y,
+                    Some(w0) => {
+                        residual_label(y, w0, indices, values.iter().map(|&v| f64::from(v)))
+                    }
+                };
                 squared += learner.accumulate(y, indices, values);
             }
             stats.rows += chunk.rows.len() as u64;
@@ -393,6 +441,7 @@ fn train_streaming(
     }
     Ok(StreamingFit {
         weights: learner.w,
+        prior: prior.map(<[f64]>::to_vec),
         epochs,
     })
 }
@@ -456,4 +505,69 @@ fn read_chunks(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::Quiet;
+
+    /// One game of rows, written to a fresh scratch file.
+    fn game(name: &str, rows: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("kifulearn-streaming-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.svm");
+        std::fs::write(&path, rows).unwrap();
+        path
+    }
+
+    #[test]
+    fn with_a_prior_and_no_update_the_model_is_the_prior() {
+        let file = game("no-update", "0.7 1:1 2:1\n0.6 1:1\n-0.3 3:2\n");
+        let w0 = [0.5, 0.2, -0.125, 0.0];
+        // No feature occurs often enough to be updated.
+        let params = StreamingParams::new()
+            .min_frequency(u32::MAX)
+            .check()
+            .unwrap();
+        let fit = params
+            .fit_with_prior(std::slice::from_ref(&file), 4, Some(&w0), &Quiet)
+            .unwrap();
+        assert!(fit.weights.iter().all(|&w| w == 0.0));
+        assert_eq!(fit.predict_row(&[0, 1], &[1.0, 1.0]), 0.7);
+        // Every row is predicted by the prior: residuals 0, 0.1, −0.05.
+        assert!((fit.epochs[0].mse - 0.0125 / 3.0).abs() < 1e-12);
+        let model = fit.into_model("material");
+        assert_eq!(model.w, w0);
+    }
+
+    #[test]
+    fn with_a_prior_the_correction_is_learned_and_bounded_alone() {
+        // w0·x = 0.7 and 0.5: residuals 0 and 0.1, on feature 1 both times,
+        // feature 2 once. One batch, rate 1, min_frequency 1:
+        // v1 = (0·1 + 0.1·1)/2 = 0.05, v2 = 0/1 = 0.
+        let file = game("correction", "0.7 1:1 2:1\n0.6 1:1\n");
+        let w0 = [0.5, 0.2];
+        // The bound (0.06) is below w0₁ (0.5): it limits the correction only.
+        let params = StreamingParams::new()
+            .rate(1.0)
+            .min_frequency(1)
+            .bound(0.06)
+            .check()
+            .unwrap();
+        let fit = params
+            .fit_with_prior(std::slice::from_ref(&file), 0, Some(&w0), &Quiet)
+            .unwrap();
+        assert!((f64::from(fit.weights[0]) - 0.05).abs() < 1e-7);
+        assert_eq!(fit.weights[1], 0.0);
+        let predicted = fit.predict_row(&[0], &[1.0]);
+        let model = fit.into_model("material");
+        assert!((model.w[0] - 0.55).abs() < 1e-7, "{:?}", model.w);
+        assert_eq!(model.w[1], 0.2);
+        assert_eq!(model.predict_row(&[0], &[1.0]), predicted);
+        // Without the prior the same rows teach the whole value, clamped.
+        let fit = params.fit(std::slice::from_ref(&file), 0, &Quiet).unwrap();
+        assert_eq!(fit.weights[0], 0.06);
+    }
 }

@@ -367,7 +367,10 @@ mod tests {
         view(match learner {
             "svr" => (format!("{:?}", SvrOptions::default()), vec![]),
             "ranking" => (format!("{:?}", RankingParams::default()), vec![]),
-            "streaming" => (format!("{:?}", StreamingParams::default()), vec![]),
+            "streaming" => (
+                format!("{:?}", StreamingParams::default()),
+                vec![("prior", "None".to_string())],
+            ),
             "positions" => (
                 format!("{:?}", PositionsParams::default()),
                 vec![

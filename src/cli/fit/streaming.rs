@@ -8,6 +8,7 @@ use clap::Args as ClapArgs;
 use kifulearn::features::{FeatureSet, Features};
 use kifulearn::libsvm::expand_paths;
 use kifulearn::model::{ModelMeta, Seed};
+use kifulearn::train::prior::named_prior_model_units;
 use kifulearn::train::progress::Epoch;
 use kifulearn::train::streaming::StreamingValidParams;
 use kifulearn::train::{Event, StreamingParams};
@@ -37,6 +38,12 @@ pub struct Args {
     data: Vec<PathBuf>,
     #[command(flatten)]
     out: OutArgs,
+    /// Learn the correction to this evaluation, fitted to the labels minus
+    /// its value (the bound limits the correction), and add it back:
+    /// `material` (the piece values on the `material` part of --features),
+    /// `zero`, or a model file [default: none, from zero].
+    #[arg(long)]
+    prior: Option<String>,
     /// Passes over the data.
     #[arg(long, default_value_t = defaults().epochs())]
     epochs: usize,
@@ -70,10 +77,14 @@ impl Args {
     }
 }
 
-/// The parameters the options set, as `Debug` shows them (`fit::tests`).
+/// The parameters the options set, as `Debug` shows them, and the named
+/// prior (in place of the weights it becomes), for `fit::tests`.
 #[cfg(test)]
 pub(super) fn params_debug(args: &Args) -> (String, Vec<(&'static str, String)>) {
-    (format!("{:?}", args.params()), Vec::new())
+    (
+        format!("{:?}", args.params()),
+        vec![("prior", format!("{:?}", args.prior))],
+    )
 }
 
 /// Trains on `data` and writes the model and its `MODEL.meta.toml`.
@@ -87,6 +98,18 @@ pub fn run(args: &Args) -> CliResult {
         0
     } else {
         features.parse::<Features>()?.dimension() as usize
+    };
+    // The prior in model units, the SVR's (`train::prior`).
+    let prior = match args.prior.as_deref() {
+        None => None,
+        Some(name) => {
+            let set: Features = features.parse().map_err(|e| {
+                format!(
+                    "--prior {name} needs the rows' feature set (--features or dataset.toml): {e}"
+                )
+            })?;
+            Some(named_prior_model_units(&set, name)?)
+        }
     };
     let files = expand_paths(data)?;
     let bar = verbosity::bar(
@@ -115,7 +138,7 @@ pub fn run(args: &Args) -> CliResult {
         }
         _ => {}
     };
-    let fit = params.fit(&files, dimension, &observer)?;
+    let fit = params.fit_with_prior(&files, dimension, prior.as_deref(), &observer)?;
     bar.finish_and_clear();
     let stats = fit.epochs.clone();
     let mut model = fit.into_model(features);
@@ -128,6 +151,7 @@ pub fn run(args: &Args) -> CliResult {
     let meta = ModelMeta {
         seed: Some(Seed(params.seed())),
         epoch_mse: Some(stats.iter().map(|s| s.mse).collect()),
+        prior: args.prior.clone(),
         ..params.meta(features).data_files(&files)
     };
     out.write(&mut model, None, meta)?;

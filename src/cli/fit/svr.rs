@@ -11,7 +11,7 @@ use kifulearn::features::Features;
 use kifulearn::libsvm::dataset::{self, DatasetInfo};
 use kifulearn::libsvm::{expand_paths, read_paths_compact, Values};
 use kifulearn::model::ModelMeta;
-use kifulearn::train::prior::{add_prior, column_counts, named_prior, shift_labels};
+use kifulearn::train::prior::{add_prior, column_counts, named_prior_model_units, shift_labels};
 use kifulearn::train::{Event, Solver, SvrOptions};
 
 use super::OutArgs;
@@ -68,8 +68,8 @@ pub fn run(all: &Args) -> CliResult {
         )
     }));
     let checked = linfa::ParamGuard::check_ref(&params)?.clone();
-    // The prior w0 in model units (centipawns / 10000, the default label
-    // scale), fitted as a shift of the labels (`train::prior::shift_labels`).
+    // The prior w0 in model units, fitted as a shift of the labels
+    // (`train::prior::shift_labels`).
     let w0 = match prior {
         "zero" => None,
         name => {
@@ -78,11 +78,7 @@ pub fn run(all: &Args) -> CliResult {
                     "--prior {name} needs the rows' feature set (--features or dataset.toml): {e}"
                 )
             })?;
-            let w0: Vec<f64> = named_prior(&features, name)?
-                .into_iter()
-                .map(|w| f64::from(w) / f64::from(kifulearn::model::LABEL_SCALE))
-                .collect();
-            Some(w0)
+            Some(named_prior_model_units(&features, name)?)
         }
     };
     let data_dirs = data;
