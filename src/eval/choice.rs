@@ -56,29 +56,7 @@ impl Evaluator for DynEvaluator {
         self.0.value_after(pos, mv)
     }
 
-    #[inline]
-    fn costly(&self) -> bool {
-        self.0.costly()
-    }
-
-    fn incremental(&self) -> bool {
-        self.0.incremental()
-    }
-
-    fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
-        self.0.refresh(pos, acc)
-    }
-
-    #[inline]
-    fn update(
-        &self,
-        pos: &Position,
-        mv: Move,
-        child: &Position,
-        parent: &Accumulator,
-    ) -> Accumulator {
-        self.0.update(pos, mv, child, parent)
-    }
+    crate::eval::forward_sums!(0);
 
     #[inline]
     fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {

@@ -5,21 +5,26 @@
 use crate::eval::{Accumulator, Evaluator, EVAL_LIMIT};
 use crate::shogi::{Move, Position};
 
-/// Forwards the sums of an incremental evaluator (`Evaluator::incremental`):
-/// the same wrapping for every wrapper (`Grained` here, the engine's scale
-/// and noise in `engine::evaluators`).
+/// Forwards the sums of an incremental evaluator (`Evaluator::incremental`)
+/// to the wrapped one in field `$inner` (`inner` when not named): the same
+/// wrapping for every wrapper (`Grained` here, [`super::DynEvaluator`], the
+/// engine's scale and noise in `engine::evaluators`).
 macro_rules! forward_sums {
     () => {
+        $crate::eval::forward_sums!(inner);
+    };
+    ($inner:tt) => {
+        #[inline]
         fn costly(&self) -> bool {
-            self.inner.costly()
+            self.$inner.costly()
         }
 
         fn incremental(&self) -> bool {
-            self.inner.incremental()
+            self.$inner.incremental()
         }
 
         fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
-            self.inner.refresh(pos, acc)
+            self.$inner.refresh(pos, acc)
         }
 
         #[inline]
@@ -30,7 +35,7 @@ macro_rules! forward_sums {
             child: &Position,
             parent: &Accumulator,
         ) -> Accumulator {
-            self.inner.update(pos, mv, child, parent)
+            self.$inner.update(pos, mv, child, parent)
         }
     };
 }
