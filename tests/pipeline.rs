@@ -462,6 +462,97 @@ fn a_selfplay_round_learns_from_the_rounds_before_it() {
     let _ = fs::remove_dir_all(&b);
 }
 
+#[test]
+fn a_selfplay_svr_round_is_positions_rows_then_fit_svr_around_the_prior() {
+    // `fit = "svr"`: each round's generated positions become libsvm position
+    // rows (`round-N/rows`) that the `[solver]` SVR fits around the prior
+    // (material in round 1, round 1's model in round 2). The same rows and
+    // the same model come from the commands a user runs by hand:
+    // `positions GEN --rows DIR` and `fit svr DIR --prior P`.
+    let text = tiny_selfplay("fit = \"svr\"", 2) + "[solver]\np = 0.0\nc = 0.002\n";
+    let recipe = Recipe::parse(&text, Path::new("selfplay-svr.toml")).unwrap();
+    let out = scratch("selfplay-svr");
+    run_once(&recipe, &out);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    for (round, prior) in [
+        (1, "material".to_string()),
+        (2, s(&out.join("round-1/model.txt"))),
+    ] {
+        let round_dir = out.join(format!("round-{round}"));
+        let rows = out.join(format!("rows-{round}"));
+        common::run_ok(&[
+            "positions",
+            &s(&round_dir.join("generate/positions")),
+            "--rows",
+            &s(&rows),
+            "--features",
+            "kp,material",
+            "--result-weight",
+            "0",
+        ]);
+        let names = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+            let mut v: Vec<_> = fs::read_dir(dir.join("rows"))
+                .unwrap()
+                .map(|e| {
+                    let p = e.unwrap().path();
+                    (
+                        s(&p).rsplit('/').next().unwrap().to_string(),
+                        fs::read(&p).unwrap(),
+                    )
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let ours = names(&round_dir.join("rows"));
+        assert!(!ours.is_empty() && ours.iter().all(|(_, b)| !b.is_empty()));
+        assert_eq!(
+            ours,
+            names(&rows),
+            "round {round}: the rows positions --rows writes"
+        );
+        let model = out.join(format!("fit-{round}.txt"));
+        common::run_ok(&[
+            "fit",
+            "svr",
+            &s(&rows),
+            "--prior",
+            &prior,
+            "-p",
+            "0",
+            "-c",
+            "0.002",
+            "--jobs",
+            "1",
+            "--out",
+            &s(&model),
+        ]);
+        let weights = |p: &Path| -> Vec<f64> {
+            let text = fs::read_to_string(p).unwrap();
+            let w = text.split_once("\nw\n").expect("a liblinear model").1;
+            w.split_whitespace().map(|x| x.parse().unwrap()).collect()
+        };
+        let ours = weights(&round_dir.join("model.txt"));
+        assert!(ours.iter().any(|&w| w != 0.0));
+        assert_eq!(
+            ours,
+            weights(&model),
+            "round {round}: the model fit svr fits"
+        );
+        let meta = fs::read_to_string(round_dir.join("model.txt.meta.toml")).unwrap();
+        let meta = kifulearn::model::ModelMeta::parse(&meta).unwrap();
+        assert_eq!(meta.prior.as_deref(), Some(prior.as_str()));
+        assert_eq!(meta.c, Some(0.002));
+    }
+    let err = Recipe::parse(
+        "[inputs]\npaths = [\"g\"]\n[learner]\nmethod = \"positions\"\nfit = \"svr\"\n",
+        Path::new("r.toml"),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("learner.fit"), "{err}");
+    let _ = fs::remove_dir_all(&out);
+}
+
 /// Issue 16's kill test for `pipeline run`: killed at random points (12 kills,
 /// seeded delays), with the recipe's margin changed between some runs, then
 /// run to the end with the final recipe: rounds, models and every round's

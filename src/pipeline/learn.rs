@@ -8,16 +8,15 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::figures::{ExtractFigures, FitFigures};
-use super::recipe::Recipe;
+use super::recipe::{Recipe, SelfplayFit};
 use super::reports::round_dir;
 use super::run::{io_at, other, PipelineError};
 use crate::eval::{DynEvaluator, EvalChoice, Material};
 use crate::features::Features;
-use crate::model::{Model, ModelMeta};
+use crate::model::ModelMeta;
 use crate::record::Game;
 use crate::train::positions::{
-    material_prior, model_prior, samples_from_games, samples_from_position_files,
-    split_position_paths, Leaves,
+    named_prior, samples_from_games, samples_from_position_files, split_position_paths, Leaves,
 };
 use crate::train::Quiet;
 
@@ -31,16 +30,16 @@ pub struct PositionsFigures {
 }
 
 /// Generates the round's positions with `teacher` (resuming a partial run in
-/// `dir`, `OUT/round-N/generate`) and reads them back as samples, after those
-/// of the `learn_rounds − 1` rounds before it (`OUT/round-K/generate`, in
-/// round order).
-fn generated_samples(
+/// `dir`, `OUT/round-N/generate`) and returns their files, after those of the
+/// `learn_rounds − 1` rounds before it (`OUT/round-K/generate`, in round
+/// order).
+fn generated_files(
     recipe: &Recipe,
     round: u32,
     teacher: &DynEvaluator,
     teacher_name: &str,
     dir: &Path,
-) -> Result<Vec<crate::train::positions::Sample>, PipelineError> {
+) -> Result<Vec<PathBuf>, PipelineError> {
     use crate::generate::{generate, generation_openings};
     let l = &recipe.learner;
     let text;
@@ -71,8 +70,67 @@ fn generated_samples(
         )));
     }
     let (files, _) = split_position_paths(&positions).map_err(io_at(dir))?;
-    let (samples, _) = samples_from_position_files(&files).map_err(other)?;
-    Ok(samples)
+    Ok(files)
+}
+
+/// A self-play round with `fit = "svr"`: the generated positions `files`
+/// become position rows in `rows_dir` (`OUT/round-N/rows`, as `positions
+/// --rows` writes them: the learner's target as the label, here the
+/// teacher's score with `result_weight = 0`), which the `[solver]` SVR fits
+/// around `prior` (as `fit svr DIR --prior`).
+#[allow(clippy::too_many_arguments)]
+fn svr_round(
+    recipe: &Recipe,
+    features: &Features,
+    files: &[PathBuf],
+    teacher_name: String,
+    prior: &str,
+    rows_dir: &Path,
+    model_path: &Path,
+    start: Instant,
+) -> Result<PositionsFigures, PipelineError> {
+    use crate::train::positions::rows::{PositionRows, RowLabels, RowTarget};
+    use crate::train::prior::named_prior_model_units;
+    let l = &recipe.learner;
+    let labels = RowLabels::of(RowTarget::Score, &recipe.positions_params());
+    let mut rows = PositionRows::create(rows_dir, features.clone(), labels, false, "pipeline run")
+        .map_err(io_at(rows_dir))?;
+    rows.write_files(files).map_err(other)?;
+    let info = rows
+        .finish(&teacher_name, Some(l.generate_depth), 0)
+        .map_err(io_at(rows_dir))?;
+    let extract = ExtractFigures {
+        labeller: teacher_name.clone(),
+        train_games: info.games as usize,
+        heldout_games: 0,
+        rows: info.rows,
+        nonzeros: info.nonzeros,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    let svm = crate::libsvm::expand_paths(&[rows_dir.to_path_buf()]).map_err(other)?;
+    let w0 = named_prior_model_units(features, prior).map_err(other)?;
+    let fitted = super::steps::svr_fit(recipe, features, &svm, Some(&w0), None)?;
+    fitted
+        .model
+        .save_with_meta(
+            model_path,
+            false,
+            &ModelMeta {
+                method: Some(l.method.name().into()),
+                teacher: Some(teacher_name),
+                teacher_depth: Some(l.generate_depth),
+                result_weight: Some(l.result_weight),
+                eval_k: Some(l.eval_k),
+                prior: Some(prior.to_string()),
+                positions: Some(info.rows),
+                ..fitted.meta
+            },
+        )
+        .map_err(io_at(model_path))?;
+    Ok(PositionsFigures {
+        extract,
+        fit: fitted.figures,
+    })
 }
 
 /// Learns round `round`'s model into `model_path` (sidecar first, then the model).
@@ -104,9 +162,9 @@ pub fn positions_round(
             crate::eval::load_evaluator(&EvalChoice::Material).map_err(other)?,
         ),
     };
-    let prior = match (l.prior.as_str(), previous) {
-        ("previous", Some(p)) => model_prior(features, &Model::load(p).map_err(other)?),
-        _ => material_prior(features),
+    let prior_name = match (l.prior.as_str(), previous) {
+        ("previous", Some(p)) => p.display().to_string(),
+        _ => "material".to_string(),
     };
     let score = |games: &[Game]| -> Leaves {
         let samples = samples_from_games::<DynEvaluator>(
@@ -123,7 +181,21 @@ pub fn positions_round(
             .parent()
             .unwrap_or(Path::new("."))
             .join("generate");
-        let samples = generated_samples(recipe, round, &teacher, &teacher_name, &dir)?;
+        let files = generated_files(recipe, round, &teacher, &teacher_name, &dir)?;
+        if l.fit == SelfplayFit::Svr {
+            let rows_dir = dir.with_file_name("rows");
+            return svr_round(
+                recipe,
+                features,
+                &files,
+                teacher_name,
+                &prior_name,
+                &rows_dir,
+                model_path,
+                start,
+            );
+        }
+        let (samples, _) = samples_from_position_files(&files).map_err(other)?;
         Leaves::build(features, &Material, &samples)
     } else {
         score(train)
@@ -139,6 +211,7 @@ pub fn positions_round(
     };
     let start = Instant::now();
     let params = recipe.positions_params();
+    let prior = named_prior(features, &prior_name).map_err(other)?;
     let held = (!held_leaves.is_empty()).then_some(&held_leaves);
     // One line per step on the console: the epochs' figures are in the sidecar
     // and rounds.csv (the final cross-entropy), not printed.

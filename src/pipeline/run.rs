@@ -311,8 +311,21 @@ pub fn run_recipe(
                         previous.as_deref(),
                         &model_path,
                     )?;
+                    let fit = if recipe.learner.fit == super::recipe::SelfplayFit::Svr {
+                        format!(
+                            "rows in {}, fit svr {} iterations, objective {:.6e}",
+                            dir.join("rows").display(),
+                            step.fit.iterations,
+                            step.fit.objective
+                        )
+                    } else {
+                        format!(
+                            "fit {} epochs, cross-entropy {:.5}",
+                            step.fit.iterations, step.fit.objective
+                        )
+                    };
                     observer.line(&format!(
-                        "round {round} {method}: {} positions scored by {} at depth {} in {:.1}s; fit {} epochs, cross-entropy {:.5}, {:.1}s -> {}",
+                        "round {round} {method}: {} positions scored by {} at depth {} in {:.1}s; {fit}, {:.1}s -> {}",
                         step.extract.rows,
                         step.extract.labeller,
                         if method == "selfplay" {
@@ -321,8 +334,6 @@ pub fn run_recipe(
                             recipe.learner.teacher_depth
                         },
                         step.extract.seconds,
-                        step.fit.iterations,
-                        step.fit.objective,
                         step.fit.seconds,
                         model_path.display()
                     ));

@@ -84,54 +84,83 @@ pub(crate) fn fit_svr(
     figures: &mut Figures,
     observer: &Arc<dyn Observer>,
 ) -> Result<FitFigures, PipelineError> {
+    let fitted = svr_fit(recipe, features, svm, None, Some(observer.clone()))?;
+    figures.fit = Some(fitted.figures.clone());
+    figures.save(dir)?;
+    fitted
+        .model
+        .save_with_meta(model_path, false, &fitted.meta)
+        .map_err(io_at(model_path))?;
+    Ok(fitted.figures)
+}
+
+/// A model the recipe's `[solver]` SVR fitted, not yet saved.
+pub(crate) struct SvrFitted {
+    /// The model, its feature set named.
+    pub model: crate::model::Model,
+    /// Its sidecar: the solver's options and what it reached.
+    pub meta: ModelMeta,
+    /// Objective, iterations and seconds.
+    pub figures: FitFigures,
+}
+
+/// Fits the `[solver]` SVR (`fit svr`'s options; a recipe without
+/// `tolerance` stops its dual and dense solvers at
+/// [`super::recipe::DEFAULT_TOLERANCE`]) to the rows of `svm`, around the
+/// prior `w0` in model units when one is given
+/// ([`crate::train::SvrValidParams::fit_around`]); `observer` sees each
+/// iteration and the iteration cap's warning.
+pub(crate) fn svr_fit(
+    recipe: &Recipe,
+    features: &Features,
+    svm: &[PathBuf],
+    w0: Option<&[f64]>,
+    observer: Option<Arc<dyn Observer>>,
+) -> Result<SvrFitted, PipelineError> {
     let s = &recipe.solver;
-    let progress = observer.clone();
     let mut params = s.params();
     if s.tolerance.is_none() && matches!(s.solver, Solver::Dual | Solver::Dense) {
         params = params.tolerance(super::recipe::DEFAULT_TOLERANCE);
     }
-    let params = params.observer(Arc::new(move |e: &Event<'_>| {
-        if let Event::Iteration(p) = e {
-            progress.fit_iteration(p)
-        }
-    }));
+    if let Some(progress) = observer.clone() {
+        params = params.observer(Arc::new(move |e: &Event<'_>| {
+            if let Event::Iteration(p) = e {
+                progress.fit_iteration(p)
+            }
+        }));
+    }
     let checked = linfa::ParamGuard::check(params).map_err(other)?;
-    let checked_tolerance = checked.tolerance();
     let start = Instant::now();
     let data = read_paths_compact(svm).map_err(other)?;
-    let fitted = checked.fit_owned(data.x, data.y).map_err(other)?;
-    if let Some(w) = fitted.iteration_cap_warning() {
+    let fitted = checked.fit_around(data.x, data.y, w0).map_err(other)?;
+    if let (Some(w), Some(observer)) = (fitted.iteration_cap_warning(), &observer) {
         observer.warning(&w);
     }
-    let figures_fit = FitFigures {
+    let figures = FitFigures {
         objective: fitted.objective,
         iterations: fitted.iterations,
         seconds: start.elapsed().as_secs_f64(),
     };
     let mut model = fitted.model;
     model.features = features.name();
-    figures.fit = Some(figures_fit.clone());
-    figures.save(dir)?;
-    model
-        .save_with_meta(
-            model_path,
-            false,
-            &ModelMeta {
-                // `auto` ends in the dual or the primal solver: the model says which.
-                solver: Some(model.solver_type.clone()),
-                c: Some(s.c),
-                p: Some(s.p),
-                tolerance: Some(checked_tolerance),
-                bias: Some(s.bias),
-                max_iterations: Some(s.max_iterations as u64),
-                iterations: Some(fitted.iterations as u64),
-                objective: Some(fitted.objective),
-                binary: Some(false),
-                ..ModelMeta::new(&model.features)
-            },
-        )
-        .map_err(io_at(model_path))?;
-    Ok(figures_fit)
+    let meta = ModelMeta {
+        // `auto` ends in the dual or the primal solver: the model says which.
+        solver: Some(model.solver_type.clone()),
+        c: Some(s.c),
+        p: Some(s.p),
+        tolerance: Some(checked.tolerance()),
+        bias: Some(s.bias),
+        max_iterations: Some(s.max_iterations as u64),
+        iterations: Some(fitted.iterations as u64),
+        objective: Some(fitted.objective),
+        binary: Some(false),
+        ..ModelMeta::new(&model.features)
+    };
+    Ok(SvrFitted {
+        model,
+        meta,
+        figures,
+    })
 }
 
 /// Fits the round's model with the streaming learner (`docs/streaming.md`) on

@@ -200,6 +200,28 @@ impl SvrValidParams {
         }
         Ok(fitted)
     }
+
+    /// [`Self::fit_owned`] around a prior `w0` (model units): minimizes
+    /// ½‖w − w0‖² + C·Σ loss, by shifting the labels by `w0·x`, fitting the
+    /// correction and adding `w0` back (`train::prior::shift_labels`). `None`
+    /// is the prior 0, a plain fit. The one path of `fit svr --prior` and of a
+    /// recipe's SVR on generated positions (`pipeline::learn`).
+    pub fn fit_around(
+        &self,
+        x: CompactCsr,
+        mut y: Array1<f64>,
+        w0: Option<&[f64]>,
+    ) -> Result<SvrModel, TrainError> {
+        if let Some(w0) = w0 {
+            let y = y.as_slice_mut().expect("labels are contiguous");
+            super::prior::shift_labels(&x, y, w0);
+        }
+        let mut fitted = self.fit_owned(x, y)?;
+        if let Some(w0) = w0 {
+            super::prior::add_prior(&mut fitted.model.w, w0);
+        }
+        Ok(fitted)
+    }
 }
 
 /// The SVR's options as `kifulearn fit svr` takes them (flags) and as a

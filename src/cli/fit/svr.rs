@@ -11,7 +11,7 @@ use kifulearn::features::Features;
 use kifulearn::libsvm::dataset::{self, DatasetInfo};
 use kifulearn::libsvm::{expand_paths, read_paths_compact, Values};
 use kifulearn::model::ModelMeta;
-use kifulearn::train::prior::{add_prior, column_counts, named_prior_model_units, shift_labels};
+use kifulearn::train::prior::{column_counts, named_prior_model_units};
 use kifulearn::train::{Event, Solver, SvrOptions};
 
 use super::OutArgs;
@@ -85,7 +85,7 @@ pub fn run(all: &Args) -> CliResult {
     let files = expand_paths(data)?;
     let pool = crate::cli::thread_pool(jobs)?;
     let t = Instant::now();
-    let mut data = pool.install(|| read_paths_compact(&files))?;
+    let data = pool.install(|| read_paths_compact(&files))?;
     summary!(
         "read {} file(s): {} rows, {} features, {} nonzeros ({} values) in {:.2}s",
         files.len(),
@@ -126,15 +126,10 @@ pub fn run(all: &Args) -> CliResult {
             )
             .into());
         }
-        shift_labels(
-            &data.x,
-            data.y.as_slice_mut().expect("labels are contiguous"),
-            w0,
-        );
     }
     let t = Instant::now();
     // The rows are freed by the fit, before the model's text is written.
-    let fitted = pool.install(|| checked.fit_owned(data.x, data.y))?;
+    let fitted = pool.install(|| checked.fit_around(data.x, data.y, w0.as_deref()))?;
     if let Some(w) = fitted.iteration_cap_warning() {
         eprintln!("warning: {w}");
     }
@@ -148,9 +143,6 @@ pub fn run(all: &Args) -> CliResult {
     model.features = set.to_string();
     // `auto` ends in the dual or the primal solver: the model says which.
     let solver_type = model.solver_type.clone();
-    if let Some(w0) = &w0 {
-        add_prior(&mut model.w, w0);
-    }
     if solver == Solver::Dense {
         for (j, w) in model.w.iter().enumerate() {
             println!("{} {}", j + 1, w);

@@ -6,13 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args as ClapArgs, ValueEnum};
-use kifulearn::extract::file_stems;
 use kifulearn::features::{Features, DEFAULT_SET};
 use kifulearn::libsvm::dataset::DatasetInfo;
 use kifulearn::train::positions::rows::{PositionRows, RowLabels, RowTarget};
-use kifulearn::train::positions::{
-    samples_from_position_files, split_position_paths, PositionsParams,
-};
+use kifulearn::train::positions::{split_position_paths, PositionsParams};
 
 use crate::cli::verbosity::summary;
 use crate::cli::{help_with_default, CliResult};
@@ -113,12 +110,7 @@ pub(super) fn run(
         .into());
     }
     let mut out = PositionRows::create(dir, features, labels, qid, "positions --rows")?;
-    let mut bad = 0;
-    for (file, name) in files.iter().zip(file_stems(&files)) {
-        let (samples, skipped) = samples_from_position_files(std::slice::from_ref(file))?;
-        bad += skipped;
-        out.write(&name, &samples)?;
-    }
+    let bad = out.write_files(&files)?;
     if bad > 0 {
         eprintln!("skipped {bad} position record(s) that do not decode");
     }

@@ -203,6 +203,20 @@ impl PositionRows {
         Ok(())
     }
 
+    /// Writes one part per position file of `files` ([`Self::write`]), named
+    /// by the files' stems as `extract` names its parts (made unique when two
+    /// folders hold the same names); returns the records that did not decode.
+    pub fn write_files(&mut self, files: &[PathBuf]) -> Result<u64, Box<dyn std::error::Error>> {
+        let mut bad = 0;
+        for (file, name) in files.iter().zip(crate::extract::file_stems(files)) {
+            let (samples, skipped) =
+                super::samples_from_position_files(std::slice::from_ref(file))?;
+            bad += skipped;
+            self.write(&name, &samples)?;
+        }
+        Ok(bad)
+    }
+
     /// Removes row files this run did not write and writes `dataset.toml`:
     /// `teacher` (and `teacher_depth`) say where the scores came from,
     /// `skip_opening` the first ply labelled.
