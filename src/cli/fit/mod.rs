@@ -479,9 +479,11 @@ mod tests {
     }
 
     /// `[learner]` keys that set no parameter of `fit`'s learners: the
-    /// learner itself, and self-play's generation (`kifulearn generate`).
+    /// learner itself (`method`, and `fit`, which of two fits self-play's
+    /// positions), and self-play's generation (`kifulearn generate`).
     const RECIPE_ONLY: &[&str] = &[
         "method",
+        "fit",
         "generate_positions",
         "generate_depth",
         "learn_rounds",
