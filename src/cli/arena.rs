@@ -118,10 +118,10 @@ pub struct Args {
     #[arg(long, requires = "nelo0", allow_hyphen_values = true)]
     nelo1: Option<f64>,
     /// SPRT: type I error rate (with --elo0/--elo1 or --nelo0/--nelo1).
-    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    #[arg(long, default_value_t = kifulearn::arena::stats::DEFAULT_ERROR_RATE, requires = "sprt")]
     alpha: f64,
     /// SPRT: type II error rate (with --elo0/--elo1 or --nelo0/--nelo1).
-    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    #[arg(long, default_value_t = kifulearn::arena::stats::DEFAULT_ERROR_RATE, requires = "sprt")]
     beta: f64,
     /// Write DIR/games/NNNN.csa, DIR/results.csv and DIR/summary.txt.
     #[arg(long)]

@@ -65,7 +65,7 @@ pub struct Args {
     max_plies: Option<usize>,
     /// The labelling evaluator: `material` (round 1 of the Mecha-Joshi recipe) or a
     /// model file from `fit` (later rounds relabel with the previous model).
-    #[arg(long = "evaluator", alias = "labeller", default_value = "material")]
+    #[arg(long = "evaluator", alias = "labeller", default_value = kifulearn::eval::EvalChoice::MATERIAL)]
     labeller: String,
     /// Search every sibling to its exact value, for the reports' `value`
     /// column. Without it, a sibling at least as good as the game's move is

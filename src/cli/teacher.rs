@@ -31,9 +31,11 @@ pub struct TeacherArgs {
     /// The teacher's hash (`Hash`/`USI_Hash`), megabytes.
     #[arg(long, value_name = "MB", default_value_t = DEFAULT_HASH_MB)]
     pub teacher_hash: usize,
-    /// Seconds to wait for a `bestmove` before the teacher counts as hung
-    /// [default: 10, doubled per depth above 12, or 10 + 1 per 100,000 nodes].
-    #[arg(long, value_name = "SECONDS", requires = "teacher")]
+    // Unset, `usi_client::search_timeout`, whose rule the help states.
+    #[arg(long, value_name = "SECONDS", requires = "teacher", help = crate::cli::help_with_default(
+        "Seconds to wait for a `bestmove` before the teacher counts as hung",
+        kifulearn::usi_client::search_timeout_rule(),
+    ))]
     pub teacher_timeout: Option<f64>,
     /// The teacher's centipawns are multiplied by this (default measured for
     /// Fairy-Stockfish against our material scale, docs/teacher.md).

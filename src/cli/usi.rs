@@ -11,7 +11,7 @@ use super::CliResult;
 #[derive(clap::Args)]
 pub struct Args {
     /// Evaluator: a model file, or `material` for the built-in material evaluator.
-    #[arg(long, alias = "model", default_value = "material")]
+    #[arg(long, alias = "model", default_value = kifulearn::eval::EvalChoice::MATERIAL)]
     evaluator: String,
 }
 

@@ -22,10 +22,14 @@ pub enum EvalChoice {
 }
 
 impl EvalChoice {
+    /// The name that selects [`EvalChoice::Material`]: every `--evaluator`'s
+    /// default.
+    pub const MATERIAL: &'static str = "material";
+
     /// `material` (any case) or empty selects [`EvalChoice::Material`]; anything else is a path.
     pub fn parse(text: &str) -> Self {
         let t = text.trim();
-        if t.is_empty() || t.eq_ignore_ascii_case("material") || t == "<empty>" {
+        if t.is_empty() || t.eq_ignore_ascii_case(Self::MATERIAL) || t == "<empty>" {
             EvalChoice::Material
         } else {
             EvalChoice::Model(PathBuf::from(t))
@@ -35,7 +39,7 @@ impl EvalChoice {
     /// The name shown in reports and USI options.
     pub fn name(&self) -> String {
         match self {
-            EvalChoice::Material => "material".to_string(),
+            EvalChoice::Material => Self::MATERIAL.to_string(),
             EvalChoice::Model(p) => p.display().to_string(),
         }
     }

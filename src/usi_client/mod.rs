@@ -123,14 +123,32 @@ pub enum UsiError {
     },
 }
 
-/// The longest wait for `bestmove` to `go depth D` or `go nodes N`: 10 s,
-/// doubled for every depth above 12, or plus 1 s per 100,000 nodes.
+/// [`search_timeout`]'s wait for a shallow search, seconds.
+pub const TIMEOUT_SECONDS: u64 = 10;
+/// [`search_timeout`] doubles its wait for every depth above this one.
+pub const TIMEOUT_FREE_DEPTH: u32 = 12;
+/// [`search_timeout`] adds a second for every this many nodes.
+pub const TIMEOUT_NODES_PER_SECOND: u64 = 100_000;
+
+/// The longest wait for `bestmove` to `go depth D` or `go nodes N`:
+/// [`TIMEOUT_SECONDS`], doubled for every depth above
+/// [`TIMEOUT_FREE_DEPTH`], or plus 1 s per [`TIMEOUT_NODES_PER_SECOND`]
+/// nodes ([`search_timeout_rule`] says it in words).
 pub fn search_timeout(depth: Option<u32>, nodes: Option<u64>) -> Duration {
     match (depth, nodes) {
-        (Some(d), _) => Duration::from_secs(10 << d.saturating_sub(12).min(10)),
-        (None, Some(n)) => Duration::from_secs(10 + n / 100_000),
-        (None, None) => Duration::from_secs(10),
+        (Some(d), _) => Duration::from_secs(
+            TIMEOUT_SECONDS << d.saturating_sub(TIMEOUT_FREE_DEPTH).min(10),
+        ),
+        (None, Some(n)) => Duration::from_secs(TIMEOUT_SECONDS + n / TIMEOUT_NODES_PER_SECOND),
+        (None, None) => Duration::from_secs(TIMEOUT_SECONDS),
     }
+}
+
+/// [`search_timeout`] in words, for help texts.
+pub fn search_timeout_rule() -> String {
+    format!(
+        "{TIMEOUT_SECONDS}, doubled per depth above {TIMEOUT_FREE_DEPTH}, or {TIMEOUT_SECONDS} + 1 per {TIMEOUT_NODES_PER_SECOND} nodes"
+    )
 }
 
 /// `NAME=VALUE` (an option on the command line) as its trimmed name and

@@ -13,7 +13,9 @@ mod pentanomial;
 mod sprt;
 
 pub use pentanomial::{Pentanomial, NELO_PER_T, Z95};
-pub use sprt::{sprt_bounds, EloModel, SprtConfig, SprtResult, SprtVerdict, MAX_NELO};
+pub use sprt::{
+    sprt_bounds, EloModel, SprtConfig, SprtResult, SprtVerdict, DEFAULT_ERROR_RATE, MAX_NELO,
+};
 
 /// Wins, losses and draws of one side (A) of a match.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

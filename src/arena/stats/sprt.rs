@@ -28,6 +28,10 @@ impl EloModel {
 /// 0.943 (nElo ≈ 231.6) has no root.
 pub const MAX_NELO: f64 = 200.0;
 
+/// The type I and type II error rates a test takes unless told otherwise
+/// (`match --alpha/--beta`): fishtest's.
+pub const DEFAULT_ERROR_RATE: f64 = 0.05;
+
 /// A sequential probability ratio test of H0: Elo(A − B) = `elo0` against
 /// H1: Elo = `elo1` (in the units of `model`), with error rates `alpha`
 /// (accepting H1 when H0 holds) and `beta` (accepting H0 when H1 holds).
