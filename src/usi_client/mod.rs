@@ -136,9 +136,9 @@ pub const TIMEOUT_NODES_PER_SECOND: u64 = 100_000;
 /// nodes ([`search_timeout_rule`] says it in words).
 pub fn search_timeout(depth: Option<u32>, nodes: Option<u64>) -> Duration {
     match (depth, nodes) {
-        (Some(d), _) => Duration::from_secs(
-            TIMEOUT_SECONDS << d.saturating_sub(TIMEOUT_FREE_DEPTH).min(10),
-        ),
+        (Some(d), _) => {
+            Duration::from_secs(TIMEOUT_SECONDS << d.saturating_sub(TIMEOUT_FREE_DEPTH).min(10))
+        }
         (None, Some(n)) => Duration::from_secs(TIMEOUT_SECONDS + n / TIMEOUT_NODES_PER_SECOND),
         (None, None) => Duration::from_secs(TIMEOUT_SECONDS),
     }
