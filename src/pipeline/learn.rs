@@ -73,6 +73,31 @@ fn generated_files(
     Ok(files)
 }
 
+/// The sidecar of a model learned from positions a teacher scored (the
+/// positions learner's and the self-play SVR's): the learner, the teacher
+/// and the depth of its scores, the target's λ and K, the prior and the
+/// positions learned, over the fitter's own keys in `fitter`.
+fn scored_meta(
+    recipe: &Recipe,
+    teacher: String,
+    depth: u32,
+    prior: String,
+    positions: u64,
+    fitter: ModelMeta,
+) -> ModelMeta {
+    let l = &recipe.learner;
+    ModelMeta {
+        method: Some(l.method.name().into()),
+        teacher: Some(teacher),
+        teacher_depth: Some(depth),
+        result_weight: Some(l.result_weight),
+        eval_k: Some(l.eval_k),
+        prior: Some(prior),
+        positions: Some(positions),
+        ..fitter
+    }
+}
+
 /// A self-play round with `fit = "svr"`: the generated positions `files`
 /// become position rows in `rows_dir` (`OUT/round-N/rows`, as `positions
 /// --rows` writes them: the learner's target as the label, here the
@@ -115,16 +140,14 @@ fn svr_round(
         .save_with_meta(
             model_path,
             false,
-            &ModelMeta {
-                method: Some(l.method.name().into()),
-                teacher: Some(teacher_name),
-                teacher_depth: Some(l.generate_depth),
-                result_weight: Some(l.result_weight),
-                eval_k: Some(l.eval_k),
-                prior: Some(prior.to_string()),
-                positions: Some(info.rows),
-                ..fitted.meta
-            },
+            &scored_meta(
+                recipe,
+                teacher_name,
+                l.generate_depth,
+                prior.to_string(),
+                info.rows,
+                fitted.meta,
+            ),
         )
         .map_err(io_at(model_path))?;
     Ok(PositionsFigures {
@@ -230,22 +253,22 @@ pub fn positions_round(
         .save_with_meta(
             model_path,
             false,
-            &ModelMeta {
-                method: Some(l.method.name().into()),
-                teacher: Some(teacher_name),
-                teacher_depth: Some(l.teacher_depth),
-                result_weight: Some(l.result_weight),
-                eval_k: Some(l.eval_k),
-                mu: Some(l.mu),
-                rate: Some(params.rate),
-                epochs: Some(l.epochs as u64),
-                batch: Some(l.batch as u64),
-                prior: Some(l.prior.clone()),
-                anchor_material: Some(l.anchor_material),
-                positions: Some(train_leaves.len() as u64),
-                binary: Some(false),
-                ..ModelMeta::new(&model.features)
-            },
+            &scored_meta(
+                recipe,
+                teacher_name,
+                l.teacher_depth,
+                l.prior.clone(),
+                train_leaves.len() as u64,
+                ModelMeta {
+                    mu: Some(l.mu),
+                    rate: Some(params.rate),
+                    epochs: Some(l.epochs as u64),
+                    batch: Some(l.batch as u64),
+                    anchor_material: Some(l.anchor_material),
+                    binary: Some(false),
+                    ..ModelMeta::new(&model.features)
+                },
+            ),
         )
         .map_err(io_at(model_path))?;
     Ok(PositionsFigures {
