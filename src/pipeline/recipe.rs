@@ -183,6 +183,14 @@ impl SelfplayFit {
     fn is_positions(&self) -> bool {
         *self == SelfplayFit::Positions
     }
+
+    /// The name a recipe gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            SelfplayFit::Positions => "positions",
+            SelfplayFit::Svr => "svr",
+        }
+    }
 }
 
 impl Method {
@@ -211,6 +219,33 @@ impl Learner {
             (Method::Ranking, "max_plies") => "labels.max_plies".into(),
             (_, field) => format!("learner.{field}"),
         }
+    }
+
+    /// Does this recipe's learner read `[learner]` key `key`? `None` for a
+    /// name that is not a key. What each round runs (`pipeline/learn.rs`,
+    /// `pipeline/run.rs`) is what this answers for: the positions learner
+    /// in memory (`method = "positions"`, and `"selfplay"` with its default
+    /// `fit`) reads its own keys and scores held-out games with `teacher`
+    /// at `teacher_depth` from `skip_plies`; a self-play round with `fit =
+    /// "svr"` reads the target's keys (`result_weight`, `eval_k`) for its
+    /// rows and `prior`, and is fitted by `[solver]`.
+    pub fn reads(&self, key: &str) -> Option<bool> {
+        use Method::*;
+        let m = self.method;
+        let in_memory = m == Positions || (m == Selfplay && self.fit == SelfplayFit::Positions);
+        Some(match key {
+            "method" => true,
+            "teacher_depth" | "mu" | "batch" => in_memory,
+            "skip_plies" | "anchor_material" => in_memory || m == Ranking,
+            "rate" | "epochs" => in_memory || matches!(m, Ranking | Streaming),
+            "result_weight" | "eval_k" | "teacher" => matches!(m, Positions | Selfplay),
+            "prior" => matches!(m, Positions | Selfplay | Ranking),
+            "generate_positions" | "generate_depth" | "learn_rounds" | "generate_openings"
+            | "fit" => m == Selfplay,
+            "leaf" | "optimizer" | "window" | "lambda" => m == Ranking,
+            "batch_games" => matches!(m, Ranking | Streaming),
+            _ => return None,
+        })
     }
 }
 
@@ -536,6 +571,13 @@ pub enum RecipeError {
 }
 
 impl Recipe {
+    /// Does `[solver]` fit each round: `method = "svr"`, or a self-play
+    /// round with `fit = "svr"`?
+    pub fn fits_svr(&self) -> bool {
+        let l = &self.learner;
+        l.method == Method::Svr || (l.method == Method::Selfplay && l.fit == SelfplayFit::Svr)
+    }
+
     /// Reads and checks a recipe; input paths become relative to the recipe's folder.
     pub fn load(path: &Path) -> Result<Self, RecipeError> {
         let text = std::fs::read_to_string(path).map_err(|source| RecipeError::Io {
@@ -717,6 +759,33 @@ impl Recipe {
                 "\"svr\" only with method = \"selfplay\" (method = \"svr\" fits the siblings' rows)",
             ));
         }
+        // A key its learner does not read is refused, not ignored: a recipe
+        // that sets `mu` for the SVR, or `[solver]` for the positions
+        // learner, would otherwise run without what its author asked for.
+        for (key, line, value) in set_keys(text, "learner").chain(set_keys(text, "solver")) {
+            let (table, name) = key.split_once('.').expect("table.key");
+            let read = match table {
+                "learner" => l.reads(name),
+                _ => Some(self.fits_svr()),
+            };
+            if read == Some(false) {
+                return Err(RecipeError::Value {
+                    path: path.to_path_buf(),
+                    line: Some(line),
+                    key,
+                    value,
+                    expected: format!(
+                        "not read by method = \"{}\"{}; remove it",
+                        l.method.name(),
+                        if l.method == Method::Selfplay {
+                            format!(" with fit = \"{}\"", l.fit.name())
+                        } else {
+                            String::new()
+                        }
+                    ),
+                });
+            }
+        }
         if !(1..=100).contains(&l.learn_rounds) {
             return Err(bad(
                 "learner.learn_rounds",
@@ -799,21 +868,38 @@ fn line_prefix(line: Option<usize>) -> String {
 /// in recipe `text`, if it is set there.
 fn key_line(text: &str, key: &str) -> Option<usize> {
     let (table, name) = key.rsplit_once('.').unwrap_or(("", key));
+    set_keys(text, table)
+        .find(|(k, _, _)| k.rsplit_once('.').map_or(k.as_str(), |(_, n)| n) == name)
+        .map(|(_, line, _)| line)
+}
+
+/// The keys set in `[table]` of recipe `text` (`""`: the top level), each
+/// as `table.key` (or `key`) with its 1-based line and its value as written
+/// (trailing comments included). A line-based reading, good for the flat
+/// tables a recipe has; the recipe itself is parsed by `toml`.
+fn set_keys<'t>(
+    text: &'t str,
+    table: &'t str,
+) -> impl Iterator<Item = (String, usize, String)> + 't {
     let mut current = String::new();
-    for (i, line) in text.lines().enumerate() {
+    text.lines().enumerate().filter_map(move |(i, line)| {
         let line = line.trim();
         if let Some(header) = line.strip_prefix('[') {
             current = header.trim_end_matches(']').trim().to_string();
-        } else if current == table {
-            let Some((k, _)) = line.split_once('=') else {
-                continue;
-            };
-            if k.trim() == name {
-                return Some(i + 1);
-            }
+            return None;
         }
-    }
-    None
+        if current != table || line.starts_with('#') {
+            return None;
+        }
+        let (k, v) = line.split_once('=')?;
+        let k = k.trim();
+        let key = if table.is_empty() {
+            k.to_string()
+        } else {
+            format!("{table}.{k}")
+        };
+        Some((key, i + 1, v.trim().to_string()))
+    })
 }
 
 #[cfg(test)]
@@ -872,6 +958,88 @@ mod tests {
         assert!(err.starts_with("pipelines/x.toml: "), "{err}");
         assert!(err.contains("unknown field `margn`"), "{err}");
         assert!(err.contains("line 4"), "{err}");
+    }
+
+    #[test]
+    fn every_learner_key_says_which_learners_read_it() {
+        // The refusal of unread keys covers every `[learner]` key: a new key
+        // that `Learner::reads` does not know fails here.
+        // Every key set, so that none is left out of the serialized table.
+        let all = Learner {
+            rate: Some(1.0),
+            generate_openings: Some("o.sfen".into()),
+            learn_rounds: 2,
+            fit: SelfplayFit::Svr,
+            ..Learner::default()
+        };
+        let toml::Value::Table(keys) = toml::Value::try_from(all).unwrap() else {
+            unreachable!("a table");
+        };
+        assert_eq!(keys.len(), 22, "{keys:?}");
+        for key in keys.keys().map(String::as_str) {
+            assert!(Learner::default().reads(key).is_some(), "learner.{key}");
+        }
+        assert_eq!(Learner::default().reads("mue"), None);
+    }
+
+    #[test]
+    fn a_key_the_learner_does_not_read_is_refused_with_its_line() {
+        let refused = |text: &str, key: &str, line: usize, why: &str| {
+            let err = Recipe::parse(text, Path::new("r.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!("r.toml: line {line}: {key} = ")),
+                "{err}"
+            );
+            assert!(err.contains(why), "{err}");
+        };
+        let base = "[inputs]\npaths = [\"g\"]\n";
+        // The SVR reads neither the positions learner's pull nor its prior.
+        refused(
+            &format!("{base}[learner]\nmu = 1e-8 # weak\n"),
+            "learner.mu",
+            4,
+            "1e-8 # weak: not read by method = \"svr\"; remove it",
+        );
+        refused(
+            &format!("{base}[learner]\nmethod = \"streaming\"\nprior = \"previous\"\n"),
+            "learner.prior",
+            5,
+            "not read by method = \"streaming\"",
+        );
+        // The positions learner has no `[solver]`.
+        refused(
+            &format!("{base}[learner]\nmethod = \"positions\"\n[solver]\nc = 2e-4\n"),
+            "solver.c",
+            6,
+            "not read by method = \"positions\"",
+        );
+        // A self-play round fitted by the SVR has no epochs; with the
+        // positions learner it has no `[solver]`.
+        let selfplay = format!("{base}[learner]\nmethod = \"selfplay\"\n");
+        refused(
+            &format!("{selfplay}fit = \"svr\"\nepochs = 30\n"),
+            "learner.epochs",
+            6,
+            "not read by method = \"selfplay\" with fit = \"svr\"",
+        );
+        refused(
+            &format!("{selfplay}[solver]\np = 0.0\n"),
+            "solver.p",
+            6,
+            "with fit = \"positions\"",
+        );
+        // What each reads is taken, and comments are not keys.
+        for ok in [
+            format!("{selfplay}fit = \"svr\"\nprior = \"previous\"\n# epochs = 30\n[solver]\nc = 2e-4\n"),
+            format!("{selfplay}mu = 1e-8\nepochs = 30\n"),
+            format!("{base}[learner]\nmethod = \"ranking\"\nleaf = \"material\"\nskip_plies = 4\n"),
+            format!("{base}[learner]\nmethod = \"streaming\"\nbatch_games = 8\n[solver]\n"),
+            format!("{base}[solver]\nc = 2e-4\n"),
+        ] {
+            Recipe::parse(&ok, Path::new("r.toml")).unwrap();
+        }
     }
 
     #[test]
