@@ -313,7 +313,7 @@ mod tests {
                 ],
                 "--teacher-depth",
                 "learner",
-                "",
+                "method = \"positions\"\n",
                 "teacher_depth",
             ),
             (

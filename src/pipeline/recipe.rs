@@ -759,33 +759,6 @@ impl Recipe {
                 "\"svr\" only with method = \"selfplay\" (method = \"svr\" fits the siblings' rows)",
             ));
         }
-        // A key its learner does not read is refused, not ignored: a recipe
-        // that sets `mu` for the SVR, or `[solver]` for the positions
-        // learner, would otherwise run without what its author asked for.
-        for (key, line, value) in set_keys(text, "learner").chain(set_keys(text, "solver")) {
-            let (table, name) = key.split_once('.').expect("table.key");
-            let read = match table {
-                "learner" => l.reads(name),
-                _ => Some(self.fits_svr()),
-            };
-            if read == Some(false) {
-                return Err(RecipeError::Value {
-                    path: path.to_path_buf(),
-                    line: Some(line),
-                    key,
-                    value,
-                    expected: format!(
-                        "not read by method = \"{}\"{}; remove it",
-                        l.method.name(),
-                        if l.method == Method::Selfplay {
-                            format!(" with fit = \"{}\"", l.fit.name())
-                        } else {
-                            String::new()
-                        }
-                    ),
-                });
-            }
-        }
         if !(1..=100).contains(&l.learn_rounds) {
             return Err(bad(
                 "learner.learn_rounds",
@@ -854,6 +827,34 @@ impl Recipe {
                 d.to_string(),
                 &AGREEMENT_DEPTHS.allowed(),
             ));
+        }
+        // Last, once every value is in range: a key its learner does not
+        // read is refused, not ignored: a recipe
+        // that sets `mu` for the SVR, or `[solver]` for the positions
+        // learner, would otherwise run without what its author asked for.
+        for (key, line, value) in set_keys(text, "learner").chain(set_keys(text, "solver")) {
+            let (table, name) = key.split_once('.').expect("table.key");
+            let read = match table {
+                "learner" => l.reads(name),
+                _ => Some(self.fits_svr()),
+            };
+            if read == Some(false) {
+                return Err(RecipeError::Value {
+                    path: path.to_path_buf(),
+                    line: Some(line),
+                    key,
+                    value,
+                    expected: format!(
+                        "not read by method = \"{}\"{}; remove it",
+                        l.method.name(),
+                        if l.method == Method::Selfplay {
+                            format!(" with fit = \"{}\"", l.fit.name())
+                        } else {
+                            String::new()
+                        }
+                    ),
+                });
+            }
         }
         Ok(())
     }
