@@ -829,9 +829,9 @@ impl Recipe {
             ));
         }
         // Last, once every value is in range: a key its learner does not
-        // read is refused, not ignored: a recipe
-        // that sets `mu` for the SVR, or `[solver]` for the positions
-        // learner, would otherwise run without what its author asked for.
+        // read is refused, not ignored. A recipe that sets `mu` for the
+        // SVR, or `[solver]` for the positions learner, would otherwise run
+        // without what its author asked for.
         for (key, line, value) in set_keys(text, "learner").chain(set_keys(text, "solver")) {
             let (table, name) = key.split_once('.').expect("table.key");
             let read = match table {
@@ -868,9 +868,9 @@ fn line_prefix(line: Option<usize>) -> String {
 /// The 1-based line where `key` (`table.key`, or a top-level `key`) is set
 /// in recipe `text`, if it is set there.
 fn key_line(text: &str, key: &str) -> Option<usize> {
-    let (table, name) = key.rsplit_once('.').unwrap_or(("", key));
+    let table = key.rsplit_once('.').map_or("", |(table, _)| table);
     set_keys(text, table)
-        .find(|(k, _, _)| k.rsplit_once('.').map_or(k.as_str(), |(_, n)| n) == name)
+        .find(|(k, _, _)| k == key)
         .map(|(_, line, _)| line)
 }
 
