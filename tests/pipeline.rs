@@ -366,7 +366,8 @@ fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
     // Round 1 generates with material, round 2 with round 1's model; each round
     // learns from its own positions and plays the material engine, at equal
     // depth and again at equal time (20 ms a move), its values rounded to
-    // 16 cp (`[match] grain`, which every model's sidecar then carries).
+    // 16 cp (`[match] grain`, which every model's sidecar then carries, with
+    // the depth of the scores learned).
     let text = tiny_selfplay("", 4) + "movetime = 20\ngrain = 16\n";
     let recipe = Recipe::parse(&text, Path::new("selfplay-tiny.toml")).unwrap();
     let out = scratch("selfplay");
@@ -401,6 +402,9 @@ fn a_selfplay_recipe_generates_learns_and_plays_each_round() {
         let meta = fs::read_to_string(out.join(format!("{model}.meta.toml"))).unwrap();
         let meta = kifulearn::model::ModelMeta::parse(&meta).unwrap();
         assert_eq!(meta.grain, Some(16), "{model}");
+        // The scores learned are the self-play search's (generate_depth 1),
+        // not the held-out teacher's (teacher_depth, 2 by default).
+        assert_eq!(meta.teacher_depth, Some(1), "{model}");
     }
     let choice = kifulearn::eval::EvalChoice::Model(out.join("final.bin"));
     assert_eq!(kifulearn::eval::load_engine_parts(&choice).unwrap().1, 16);

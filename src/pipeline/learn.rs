@@ -75,12 +75,11 @@ fn generated_files(
 
 /// The sidecar of a model learned from positions a teacher scored (the
 /// positions learner's and the self-play SVR's): the learner, the teacher
-/// and the depth of its scores, the target's λ and K, the prior and the
+/// and the depth of its scores (`Learner::scores_depth`), the target's λ and K, the prior and the
 /// positions learned, over the fitter's own keys in `fitter`.
 fn scored_meta(
     recipe: &Recipe,
     teacher: String,
-    depth: u32,
     prior: String,
     positions: u64,
     fitter: ModelMeta,
@@ -89,7 +88,7 @@ fn scored_meta(
     ModelMeta {
         method: Some(l.method.name().into()),
         teacher: Some(teacher),
-        teacher_depth: Some(depth),
+        teacher_depth: Some(l.scores_depth()),
         result_weight: Some(l.result_weight),
         eval_k: Some(l.eval_k),
         prior: Some(prior),
@@ -122,7 +121,7 @@ fn svr_round(
         .map_err(io_at(rows_dir))?;
     rows.write_files(files).map_err(other)?;
     let info = rows
-        .finish(&teacher_name, Some(l.generate_depth), 0)
+        .finish(&teacher_name, Some(l.scores_depth()), 0)
         .map_err(io_at(rows_dir))?;
     let extract = ExtractFigures {
         labeller: teacher_name.clone(),
@@ -143,7 +142,6 @@ fn svr_round(
             &scored_meta(
                 recipe,
                 teacher_name,
-                l.generate_depth,
                 prior.to_string(),
                 info.rows,
                 fitted.meta,
@@ -256,7 +254,6 @@ pub fn positions_round(
             &scored_meta(
                 recipe,
                 teacher_name,
-                l.teacher_depth,
                 l.prior.clone(),
                 train_leaves.len() as u64,
                 ModelMeta {

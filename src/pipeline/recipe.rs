@@ -221,6 +221,18 @@ impl Learner {
         }
     }
 
+    /// The depth of the search scores a positions round learns from: the
+    /// self-play search's (`generate_depth`) for `method = "selfplay"`, the
+    /// teacher's (`teacher_depth`) for `method = "positions"`. The sidecar's
+    /// `teacher_depth`, the console line and the report all say this one.
+    pub fn scores_depth(&self) -> u32 {
+        if self.method == Method::Selfplay {
+            self.generate_depth
+        } else {
+            self.teacher_depth
+        }
+    }
+
     /// Does this recipe's learner read `[learner]` key `key`? `None` for a
     /// name that is not a key. What each round runs (`pipeline/learn.rs`,
     /// `pipeline/run.rs`) is what this answers for: the positions learner

@@ -229,8 +229,8 @@ pub fn summary_table(
         None => "-".to_string(),
         Some(e) => {
             let (what, verb, depth) = match l.method.name() {
-                "selfplay" => ("self-play positions", "played and scored", l.generate_depth),
-                "positions" => ("positions", "scored", l.teacher_depth),
+                "selfplay" => ("self-play positions", "played and scored", l.scores_depth()),
+                "positions" => ("positions", "scored", l.scores_depth()),
                 "ranking" => ("positions", "ranked", 0),
                 _ => ("rows", "labelled", recipe.labels.depth),
             };

@@ -328,11 +328,7 @@ pub fn run_recipe(
                         "round {round} {method}: {} positions scored by {} at depth {} in {:.1}s; {fit}, {:.1}s -> {}",
                         step.extract.rows,
                         step.extract.labeller,
-                        if method == "selfplay" {
-                            recipe.learner.generate_depth
-                        } else {
-                            recipe.learner.teacher_depth
-                        },
+                        recipe.learner.scores_depth(),
                         step.extract.seconds,
                         step.fit.seconds,
                         model_path.display()
