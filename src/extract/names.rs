@@ -3,7 +3,7 @@
 //! every machine of a sharded run agrees without talking to the others.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 use super::{ExtractOptions, GameJob};
 use crate::generate::Shard;
@@ -16,10 +16,18 @@ use crate::libsvm::dataset::Fnv64;
 /// `_` and `.` replaced by `_`. When that changed the stem, or another file
 /// whose stem needed no change has the same one ignoring case (`a/games.csa`,
 /// `b/Games.kif`), the name gets `~` and 12 hex digits of a hash of the path
-/// as given: `a b.csa`, `a_b.csa` and `a_b_2.csa` give `a_b~…`, `a_b` and
-/// `a_b_2`. A `~` never survives the cleaning, so a hashed name cannot meet a
-/// plain one.
+/// below the folder all the files share (`a/games.csa`, `b/Games.kif`):
+/// `a b.csa`, `a_b.csa` and `a_b_2.csa` give `a_b~…`, `a_b` and `a_b_2`. A
+/// `~` never survives the cleaning, so a hashed name cannot meet a plain one.
+///
+/// The shared folder is left out of the hash so that the names, and so the
+/// order a folder's row files are read in, do not depend on where the run
+/// is or how its paths are spelt: `out/r/round-1/generate/positions/000000.psv`
+/// and `/tmp/out/r/round-1/...` name their rows alike, and an SVR fitted
+/// from them (whose coordinate descent visits rows in file order) is the
+/// same model.
 pub fn file_stems(files: &[PathBuf]) -> Vec<String> {
+    let shared = shared_folder(files);
     let clean: Vec<(String, bool)> = files
         .iter()
         .map(|f| {
@@ -50,13 +58,31 @@ pub fn file_stems(files: &[PathBuf]) -> Vec<String> {
         .zip(clean)
         .map(|(file, (stem, changed))| {
             if changed || count[&stem.to_lowercase()] > 1 {
-                let hash = Fnv64::hex_of(file.to_string_lossy().as_bytes());
+                let below: PathBuf = file.components().skip(shared).collect();
+                let hash = Fnv64::hex_of(below.to_string_lossy().as_bytes());
                 format!("{stem}~{}", &hash[4..])
             } else {
                 stem
             }
         })
         .collect()
+}
+
+/// How many leading path components all of `files`' folders share.
+fn shared_folder(files: &[PathBuf]) -> usize {
+    let mut folders = files.iter().map(|f| f.parent().unwrap_or(Path::new("")));
+    let Some(first) = folders.next() else {
+        return 0;
+    };
+    let first: Vec<Component> = first.components().collect();
+    folders.fold(first.len(), |n, folder| {
+        first
+            .iter()
+            .zip(folder.components())
+            .take(n)
+            .take_while(|(a, b)| *a == b)
+            .count()
+    })
 }
 
 /// The output name of game `index` of a file with output stem `stem`.

@@ -264,6 +264,19 @@ fn file_stems_are_unique_per_path() {
     back.reverse();
     assert_eq!(back, stems);
     assert_eq!(game_name("games", 7), "games-00007");
+    // Nor on the folder they all share, however it is spelt: two rounds'
+    // generated files name their rows alike wherever the run is.
+    let rounds = |root: &str| {
+        file_stems(&[
+            PathBuf::from(format!("{root}round-1/generate/positions/000000.psv")),
+            PathBuf::from(format!("{root}round-2/generate/positions/000000.psv")),
+        ])
+    };
+    let here = rounds("out/r/");
+    assert_ne!(here[0], here[1]);
+    assert!(here[0].starts_with("000000~"), "{here:?}");
+    assert_eq!(rounds("/tmp/elsewhere/out/r/"), here);
+    assert_eq!(rounds(""), here);
 
     // Issue 16: `a b.csa`, `a_b.csa` and `a_b_2.csa` in one folder are three games, three names.
     let three = [
