@@ -75,8 +75,9 @@ fn generated_files(
 
 /// The sidecar of a model learned from positions a teacher scored (the
 /// positions learner's and the self-play SVR's): the learner, the teacher
-/// and the depth of its scores (`Learner::scores_depth`), the target's λ and K, the prior and the
-/// positions learned, over the fitter's own keys in `fitter`.
+/// and the depth of its scores (`Learner::scores_depth`), the target's λ
+/// and K, the prior and the positions learned, over the fitter's own keys
+/// in `fitter`.
 fn scored_meta(
     recipe: &Recipe,
     teacher: String,

@@ -65,10 +65,11 @@
 //! pruning, a history heuristic, late-move reductions and pruning,
 //! futility and reverse futility, static exchange evaluation
 //! ([`Position::see`]) in the quiescence and the capture order, check
-//! extensions, and a table whose entries from earlier searches give way (`selective.rs`; each step's SPRT at
-//! equal time is in `docs/search.md`). The other modes stay exact: the
-//! labeller, self-play generation and the learners search the full-width
-//! tree, so rows and labels do not depend on any of it.
+//! extensions, and a table whose entries from earlier searches give way
+//! (`selective.rs`; each step's SPRT at equal time is in `docs/search.md`).
+//! The other modes stay exact: the labeller, self-play generation and the
+//! learners search the full-width tree, so rows and labels do not depend on
+//! any of it.
 //!
 //! # What is not implemented
 //!
