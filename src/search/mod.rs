@@ -634,7 +634,6 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         depth: u32,
         root_len: usize,
     ) -> (i32, usize) {
-        let high = INFINITY;
         let mut alpha = -INFINITY;
         let mut best_score = -INFINITY;
         let mut best_index = 0;
@@ -645,11 +644,11 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             let d = depth as i32 - 1;
             let mut score;
             if i == 0 {
-                score = -self.negamax(&child, d, -high, -alpha, 1);
+                score = -self.negamax(&child, d, -INFINITY, -alpha, 1);
             } else {
                 score = -self.negamax(&child, d, -alpha - 1, -alpha, 1);
-                if score > alpha && score < high && !self.aborted {
-                    score = -self.negamax(&child, d, -high, -alpha, 1);
+                if score > alpha && !self.aborted {
+                    score = -self.negamax(&child, d, -INFINITY, -alpha, 1);
                 }
             }
             if self.aborted {
