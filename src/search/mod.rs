@@ -569,9 +569,10 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         let max_depth = self.limits.depth.unwrap_or(MAX_PLY as u32 - 1).max(1);
         for depth in 1..=max_depth.min(MAX_DEPTH) {
             self.iteration_depth = depth as i32;
-            // No aspiration window: with a model on both sides, searching each
-            // iteration in the full window gained Elo +63.6 [+14.5, +115.3]
-            // over a ±60 window (GSPRT H1, docs/search.md, step 4).
+            // No aspiration window: searching each iteration in the full
+            // window gained over a ±60 window with a model on both sides (Elo
+            // +63.6 [+14.5, +115.3]) and with material (+75.6 [+20.1, +135.3];
+            // both GSPRT H1, docs/search.md, step 4).
             let (best_score, best_index) = self.root_iteration(pos, &root_moves, depth, root_len);
             self.path.truncate(root_len);
             // A partly searched iteration is still used if it found a better move than
