@@ -23,7 +23,7 @@
 //!    look up at least that many weights per move and per view, so this is
 //!    the bound on what it can save (`docs/speed.md`);
 //! 5. the engine's incremental reading of a model ([`EngineModel`]), for a
-//!    `material,kp` and a `relation,material,kp` model: evaluations/s of
+//!    `material,kp`, a `material,pp` and a `relation,material,kp` model: evaluations/s of
 //!    every child of those positions in full and updated from the parent,
 //!    and engine nodes/s with the `f32` model and with `EngineModel`, each
 //!    over material's.
@@ -326,7 +326,7 @@ fn main() {
     println!("  model/material nodes/s: {:.2}", model_nps / material_nps);
 
     println!("incremental evaluation (eval::incremental), 1 thread:");
-    for set in ["material,kp", "relation,material,kp"] {
+    for set in ["material,kp", "material,pp", "relation,material,kp"] {
         let linear = Linear::hashed(set.parse().unwrap(), 2e-4, 15);
         let engine = EngineModel::new(&linear);
         let (full, incremental, children) = child_rates(&positions, &engine);

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// The largest number of features (`nr_feature`, the largest 1-based libsvm index)
 /// any file may declare: 2^27 = 134,217,728, over twice the dimension of the
-/// largest combination of feature sets (`relation,relation-typed,material,kp`,
-/// 57,317,208), and 1 GB per `f64` weight vector. A count beyond it is a
+/// largest combination of feature sets (`relation,relation-typed,material,kp,pp`,
+/// 59,520,362), and 1 GB per `f64` weight vector. A count beyond it is a
 /// damaged file, not a model.
 pub const MAX_FEATURES: usize = 1 << 27;
 

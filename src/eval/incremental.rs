@@ -20,6 +20,10 @@
 //!   per view ([`MaterialSet::board_index`], [`MaterialSet::hand_index`],
 //!   [`Kp::piece`]: the same definitions the full traversal uses). A king
 //!   move changes every `kp` term of that king, so its child is summed anew.
+//! - `pp` is a sum over pairs of board pieces: a move changes the pairs of
+//!   the moved and captured pieces, read from one row per piece of a square
+//!   table of its weights (two entries per pair, so that one piece's pairs lie
+//!   together in memory, as Bonanza's and apery_rust's KPP tables do).
 //! - `relation` and `relation-typed` are summed in full at every node: a
 //!   pair's attack code reads the coverage of both squares, which a move
 //!   changes far from the pieces it touches (`docs/speed.md`, "Incremental
@@ -32,8 +36,11 @@
 //! one centipawn.
 
 use super::{Evaluator, Linear, EVAL_LIMIT};
-use crate::features::{BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, Kp, MaterialSet};
-use crate::shogi::{Color, Move, Piece, Position};
+use crate::features::{
+    BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, Kp, MaterialSet, PieceState, Pp,
+    Relation, RELATION_STATES,
+};
+use crate::shogi::{BitBoard, Color, Move, Piece, Position, Square, KIND_ORDER};
 
 /// Bits of a fixed-point weight below the centipawn: a weight is held as
 /// `round(w × scale × 2^16)`.
@@ -71,6 +78,11 @@ pub struct EngineModel {
     /// Offsets of the parts updated with the move.
     material: Option<u32>,
     kp: Option<u32>,
+    pp: Option<u32>,
+    /// `pp`'s fixed-point weights as a square table over piece states:
+    /// `pairs[a × 2268 + b]` and `pairs[b × 2268 + a]` both hold pair {a, b}'s
+    /// (empty without a `pp` part).
+    pairs: Vec<i32>,
     /// Parts summed at every evaluation.
     full: Vec<(BaseSet, u32)>,
 }
@@ -101,27 +113,43 @@ impl EngineModel {
     pub fn new(linear: &Linear<Features>) -> Self {
         let features = linear.features.clone();
         let scale = f64::from(linear.scale);
-        let weights = (1..=features.dimension())
+        let weights: Vec<i32> = (1..=features.dimension())
             .map(|raw| {
                 let tied = features.canonical(raw) as usize;
                 let w = linear.weights.get(tied - 1).map_or(0.0, |&w| f64::from(w));
                 fixed(w * scale).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
             })
             .collect();
-        let (mut material, mut kp, mut full) = (None, None, Vec::new());
+        let (mut material, mut kp, mut pp, mut full) = (None, None, None, Vec::new());
         for &(set, offset) in features.parts() {
             match set {
                 BaseSet::Material => material = Some(offset),
                 BaseSet::Kp => kp = Some(offset),
+                BaseSet::Pp => pp = Some(offset),
                 BaseSet::Relation | BaseSet::TypedRelation => full.push((set, offset)),
             }
         }
+        let pairs = pp.map_or_else(Vec::new, |offset| {
+            let n = RELATION_STATES as usize;
+            let mut pairs = vec![0; n * n];
+            for b in 1..RELATION_STATES {
+                for a in 0..b {
+                    let index = Pp::index(PieceState(a), PieceState(b));
+                    let w = weights[(offset + index.get()) as usize - 1];
+                    pairs[a as usize * n + b as usize] = w;
+                    pairs[b as usize * n + a as usize] = w;
+                }
+            }
+            pairs
+        });
         Self {
             features,
             weights,
             bias: fixed(f64::from(linear.bias) * scale),
             material,
             kp,
+            pp,
+            pairs,
             full,
         }
     }
@@ -142,7 +170,11 @@ impl EngineModel {
             weights: &self.weights,
             sum: 0,
         };
-        for (set, offset) in [(BaseSet::Material, self.material), (BaseSet::Kp, self.kp)] {
+        for (set, offset) in [
+            (BaseSet::Material, self.material),
+            (BaseSet::Kp, self.kp),
+            (BaseSet::Pp, self.pp),
+        ] {
             if let Some(offset) = offset {
                 set.visit_raw(pos, view, offset, &mut sink);
             }
@@ -192,6 +224,61 @@ impl EngineModel {
         }
     }
 
+    /// Adds to both views' sums the change of the `pp` sum when the board
+    /// pieces on `removed` (one or two squares of `pos`) leave and `added`
+    /// (`color`'s piece on a square) comes: the removed pieces' pairs with
+    /// the pieces that stay, and with each other, go; the added piece's pairs
+    /// with the pieces that stay come.
+    #[inline(always)]
+    fn pp_move(
+        &self,
+        acc: &mut Accumulator,
+        pos: &Position,
+        removed: &[Square],
+        added: Option<(Color, Piece, Square)>,
+    ) {
+        let n = RELATION_STATES as usize;
+        let board = pos.board();
+        let gone = removed
+            .iter()
+            .fold(BitBoard::EMPTY, |bb, s| bb | s.bitboard());
+        for view in VIEWS {
+            let state = |square: Square| {
+                let piece = board
+                    .piece_on(square)
+                    .expect("a removed square holds a piece");
+                let color = board
+                    .color_on(square)
+                    .expect("a removed square holds a piece");
+                Relation::state(view, color, piece, square).0 as usize
+            };
+            let mut rows = [0usize; 2];
+            for (row, &square) in rows.iter_mut().zip(removed) {
+                *row = state(square) * n;
+            }
+            let rows = &rows[..removed.len()];
+            let add = added.map(|(c, p, s)| Relation::state(view, c, p, s).0 as usize * n);
+            let mut delta = 0i64;
+            for color in [Color::Black, Color::White] {
+                for piece in KIND_ORDER {
+                    for square in (board.pieces(piece) & board.colors(color)) & !gone {
+                        let o = Relation::state(view, color, piece, square).0 as usize;
+                        if let Some(add) = add {
+                            delta += i64::from(self.pairs[add + o]);
+                        }
+                        for &row in rows {
+                            delta -= i64::from(self.pairs[row + o]);
+                        }
+                    }
+                }
+            }
+            if let [a, b] = rows {
+                delta -= i64::from(self.pairs[a + b / n]);
+            }
+            acc.sums[view as usize] += delta;
+        }
+    }
+
     /// Adds `sign ×` the term of `color`'s `nth` held `piece` to both views' sums.
     #[inline(always)]
     fn hand_piece(&self, acc: &mut Accumulator, color: Color, piece: Piece, nth: u32, sign: i64) {
@@ -215,9 +302,9 @@ impl Evaluator for EngineModel {
         !self.full.is_empty()
     }
 
-    /// True with a `material` or `kp` part: their sums are kept.
+    /// True with a `material`, `kp` or `pp` part: their sums are kept.
     fn incremental(&self) -> bool {
-        self.material.is_some() || self.kp.is_some()
+        self.material.is_some() || self.kp.is_some() || self.pp.is_some()
     }
 
     fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
@@ -252,6 +339,12 @@ impl Evaluator for EngineModel {
                     return acc;
                 }
                 let moved = if promotion { piece.promote() } else { piece };
+                if self.pp.is_some() {
+                    let captures = pos.piece_on(to).is_some();
+                    let removed = [from, to];
+                    let removed = &removed[..1 + usize::from(captures)];
+                    self.pp_move(&mut acc, pos, removed, Some((us, moved, to)));
+                }
                 self.board_piece(&mut acc, &kings, us, piece, from, -1);
                 self.board_piece(&mut acc, &kings, us, moved, to, 1);
                 if let Some((them, victim)) = pos.piece_on(to) {
@@ -265,6 +358,9 @@ impl Evaluator for EngineModel {
                 let nth = u32::from(pos.hand_count(us, piece)).saturating_sub(1);
                 self.hand_piece(&mut acc, us, piece, nth, -1);
                 self.board_piece(&mut acc, &kings, us, piece, to, 1);
+                if self.pp.is_some() {
+                    self.pp_move(&mut acc, pos, &[], Some((us, piece, to)));
+                }
             }
         }
         acc

@@ -13,6 +13,7 @@
 mod describe;
 mod kp;
 mod material;
+mod pp;
 mod relation;
 mod state;
 
@@ -24,6 +25,7 @@ pub use describe::{
 };
 pub use kp::{Kp, KP_DIMENSION};
 pub use material::{MaterialSet, MATERIAL_DIMENSION};
+pub use pp::{Pp, PP_DIMENSION};
 pub use relation::{
     attack_code, Relation, TypedRelation, ATTACK_CODES, RELATION_DIMENSION, RELATION_STATES,
     TYPED_RELATION_DIMENSION,
@@ -188,15 +190,18 @@ pub enum BaseSet {
     Kp,
     /// The relation set with the attack type folded into the index, value 1.
     TypedRelation,
+    /// Every unordered pair of pieces on the board, by where each stands.
+    Pp,
 }
 
 impl BaseSet {
     /// Every base set, as named on the command line.
-    pub const ALL: [BaseSet; 4] = [
+    pub const ALL: [BaseSet; 5] = [
         BaseSet::Relation,
         BaseSet::Material,
         BaseSet::Kp,
         BaseSet::TypedRelation,
+        BaseSet::Pp,
     ];
 
     /// The name on the command line.
@@ -206,6 +211,7 @@ impl BaseSet {
             BaseSet::Material => "material",
             BaseSet::Kp => "kp",
             BaseSet::TypedRelation => "relation-typed",
+            BaseSet::Pp => "pp",
         }
     }
 
@@ -215,6 +221,7 @@ impl BaseSet {
             BaseSet::Material => MaterialSet.dimension(),
             BaseSet::Kp => Kp.dimension(),
             BaseSet::TypedRelation => TypedRelation.dimension(),
+            BaseSet::Pp => Pp.dimension(),
         }
     }
 
@@ -226,6 +233,7 @@ impl BaseSet {
             BaseSet::Material => MaterialSet.visit(pos, view, sink),
             BaseSet::Kp => Kp.visit(pos, view, sink),
             BaseSet::TypedRelation => TypedRelation.visit(pos, view, sink),
+            BaseSet::Pp => Pp.visit(pos, view, sink),
         }
     }
 
@@ -253,6 +261,7 @@ impl BaseSet {
             BaseSet::Material => MaterialSet::mirror(index),
             BaseSet::Kp => Kp::mirror(index),
             BaseSet::TypedRelation => TypedRelation::mirror(index),
+            BaseSet::Pp => Pp::mirror(index),
         }
     }
 
@@ -264,6 +273,7 @@ impl BaseSet {
             BaseSet::Material => MaterialSet::describe(index),
             BaseSet::Kp => Kp::describe(index),
             BaseSet::TypedRelation => TypedRelation::describe(index),
+            BaseSet::Pp => Pp::describe(index),
         }
     }
 
@@ -292,7 +302,7 @@ pub struct Features {
 /// A feature-set name that is not known, empty, or repeated.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid feature set {text:?}: {reason} (known sets: relation, material, kp, relation-typed; combine with commas; add `mirror` to tie left-right mirror images)"
+    "invalid feature set {text:?}: {reason} (known sets: relation, material, kp, relation-typed, pp; combine with commas; add `mirror` to tie left-right mirror images)"
 )]
 pub struct FeaturesError {
     /// The text given.

@@ -189,11 +189,11 @@ fn combined_sets_use_offsets_in_named_order() {
     assert_eq!(row, expected);
     assert_eq!(
         "relation,kpp".parse::<Features>().unwrap_err().to_string(),
-        "invalid feature set \"relation,kpp\": unknown set \"kpp\" (known sets: relation, material, kp, relation-typed; combine with commas; add `mirror` to tie left-right mirror images)"
+        "invalid feature set \"relation,kpp\": unknown set \"kpp\" (known sets: relation, material, kp, relation-typed, pp; combine with commas; add `mirror` to tie left-right mirror images)"
     );
     assert_eq!(
         "material,material".parse::<Features>().unwrap_err().to_string(),
-        "invalid feature set \"material,material\": \"material\" named twice (known sets: relation, material, kp, relation-typed; combine with commas; add `mirror` to tie left-right mirror images)"
+        "invalid feature set \"material,material\": \"material\" named twice (known sets: relation, material, kp, relation-typed, pp; combine with commas; add `mirror` to tie left-right mirror images)"
     );
 }
 

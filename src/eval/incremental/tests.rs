@@ -96,7 +96,12 @@ impl Evaluator for Checked<'_> {
 fn incremental_equals_full_at_every_node() {
     let positions = positions();
     assert!(positions.len() >= 1_000, "{}", positions.len());
-    for set in ["material,kp,mirror", "relation,material,kp"] {
+    for set in [
+        "material,kp,mirror",
+        "relation,material,kp",
+        "material,kp,pp,mirror",
+        "material,pp",
+    ] {
         let model = model(set);
         let counts = Counts::default();
         let checked = Checked {
@@ -175,6 +180,7 @@ fn the_engine_reads_a_model_as_linear_does_but_for_the_weights_rounding() {
         "material,kp,mirror",
         "relation,material,kp",
         "relation-typed,material",
+        "material,pp,mirror",
     ] {
         let linear = Linear::hashed(set.parse().unwrap(), 1e-3, 11);
         let engine = EngineModel::new(&linear);
