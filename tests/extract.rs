@@ -148,7 +148,7 @@ fn command_line_errors_name_the_bad_value() {
     assert_eq!(code, 2);
     assert_eq!(
         err.trim(),
-        "error: invalid feature set \"relation,kpp\": unknown set \"kpp\" (known sets: relation, material, kp, relation-typed; combine with commas; add `mirror` to tie left-right mirror images)"
+        "error: invalid feature set \"relation,kpp\": unknown set \"kpp\" (known sets: relation, material, kp, relation-typed, pp; combine with commas; add `mirror` to tie left-right mirror images)"
     );
     let (code, err) = kifulearn(&["extract", games, "--out", out, "--margin", "0"]);
     assert_eq!(code, 2);

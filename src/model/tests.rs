@@ -138,7 +138,7 @@ fn binary_round_trips_to_f32_and_load_detects_it() {
 
 #[test]
 fn the_feature_limit_covers_every_feature_set() {
-    let largest: crate::features::Features = "relation,relation-typed,material,kp,mirror"
+    let largest: crate::features::Features = "relation,relation-typed,material,kp,pp,mirror"
         .parse()
         .unwrap();
     let d = crate::features::FeatureSet::dimension(&largest) as usize;
