@@ -37,10 +37,10 @@
 
 use super::{Evaluator, Linear, EVAL_LIMIT};
 use crate::features::{
-    BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, Kp, MaterialSet, PieceState, Pp,
-    Relation, RELATION_STATES,
+    board_pieces, BaseSet, FeatureIndex, FeatureSet, FeatureSink, Features, Kp, MaterialSet,
+    PieceState, Pp, Relation, RELATION_STATES,
 };
-use crate::shogi::{BitBoard, Color, Move, Piece, Position, Square, KIND_ORDER};
+use crate::shogi::{BitBoard, Color, Move, Piece, Position, Square};
 
 /// Bits of a fixed-point weight below the centipawn: a weight is held as
 /// `round(w × scale × 2^16)`.
@@ -259,19 +259,18 @@ impl EngineModel {
             let rows = &rows[..removed.len()];
             let add = added.map(|(c, p, s)| Relation::state(view, c, p, s).0 as usize * n);
             let mut delta = 0i64;
-            for color in [Color::Black, Color::White] {
-                for piece in KIND_ORDER {
-                    for square in (board.pieces(piece) & board.colors(color)) & !gone {
-                        let o = Relation::state(view, color, piece, square).0 as usize;
-                        if let Some(add) = add {
-                            delta += i64::from(self.pairs[add + o]);
-                        }
-                        for &row in rows {
-                            delta -= i64::from(self.pairs[row + o]);
-                        }
-                    }
+            board_pieces(pos, |color, piece, square| {
+                if gone.has(square) {
+                    return;
                 }
-            }
+                let o = Relation::state(view, color, piece, square).0 as usize;
+                if let Some(add) = add {
+                    delta += i64::from(self.pairs[add + o]);
+                }
+                for &row in rows {
+                    delta -= i64::from(self.pairs[row + o]);
+                }
+            });
             if let [a, b] = rows {
                 delta -= i64::from(self.pairs[a + b / n]);
             }

@@ -100,15 +100,10 @@ impl Kp {
 impl FeatureSet for Kp {
     #[inline]
     fn visit<S: FeatureSink>(&self, pos: &Position, view: Color, sink: &mut S) {
-        let board = pos.board();
         let kings = Self::kings(pos, view);
-        for color in [Color::Black, Color::White] {
-            for piece in crate::shogi::KIND_ORDER {
-                for square in board.pieces(piece) & board.colors(color) {
-                    Self::piece(view, kings, color, piece, square, |i| sink.feature(i, 1.0));
-                }
-            }
-        }
+        super::board_pieces(pos, |color, piece, square| {
+            Self::piece(view, kings, color, piece, square, |i| sink.feature(i, 1.0));
+        });
     }
 
     fn dimension(&self) -> u32 {

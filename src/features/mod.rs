@@ -422,6 +422,25 @@ impl FeatureSet for Features {
     }
 }
 
+/// Calls `f` with every piece on the board of `pos` (colour, kind, square):
+/// Black's then White's, each in [`crate::shogi::KIND_ORDER`]. The one walk
+/// over the board of the piece-placement sets (`kp`, `pp`) and of the
+/// engine's `pp` update, so their sums add the same terms in the same order.
+#[inline(always)]
+pub fn board_pieces(
+    pos: &Position,
+    mut f: impl FnMut(Color, crate::shogi::Piece, crate::shogi::Square),
+) {
+    let board = pos.board();
+    for color in [Color::Black, Color::White] {
+        for piece in crate::shogi::KIND_ORDER {
+            for square in board.pieces(piece) & board.colors(color) {
+                f(color, piece, square);
+            }
+        }
+    }
+}
+
 /// `Σ weights[index − 1] × value` over the features of `pos` from `view`.
 pub fn dot<F: FeatureSet>(set: &F, weights: &[f32], pos: &Position, view: Color) -> f32 {
     let mut sink = DotSink::new(weights);

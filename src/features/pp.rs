@@ -78,16 +78,11 @@ impl Pp {
     /// returns how many (at most 40).
     #[inline(always)]
     pub fn states(pos: &Position, view: Color, states: &mut [PieceState; 40]) -> usize {
-        let board = pos.board();
         let mut n = 0;
-        for color in [Color::Black, Color::White] {
-            for piece in crate::shogi::KIND_ORDER {
-                for square in board.pieces(piece) & board.colors(color) {
-                    states[n] = Relation::state(view, color, piece, square);
-                    n += 1;
-                }
-            }
-        }
+        super::board_pieces(pos, |color, piece, square| {
+            states[n] = Relation::state(view, color, piece, square);
+            n += 1;
+        });
         n
     }
 }
