@@ -7,6 +7,9 @@
 #   scripts/readme_examples.sh          run them (605 s on 2 cores shared with other work)
 #   scripts/readme_examples.sh --list   print what would run (README line → command), run nothing
 #   KEEP=1 scripts/readme_examples.sh   keep the scratch folder
+#   WORK=DIR scripts/readme_examples.sh  use DIR (empty or new) as the scratch
+#                                        folder and keep it (.ci/run reads the
+#                                        quick start's output there)
 #
 # `cargo run --release -- ARGS` runs target/release/kifulearn ARGS (built once
 # first); `scripts/...` runs the repository's script. The scratch folder holds
@@ -84,7 +87,14 @@ fi
 
 cargo build --release --quiet --manifest-path "$here/Cargo.toml"
 bin="$here/target/release/kifulearn"
-top="$(mktemp -d)"
+if [ -n "${WORK:-}" ]; then
+  mkdir -p "$WORK"
+  [ -z "$(ls -A "$WORK")" ] || { echo "readme_examples: WORK=$WORK is not empty" >&2; exit 1; }
+  top="$(cd "$WORK" && pwd)"
+  KEEP=1
+else
+  top="$(mktemp -d)"
+fi
 if [ "${KEEP:-}" = 1 ]; then
   echo "readme_examples: scratch folder $top (kept)"
 else
