@@ -4,7 +4,7 @@
 # failure. The commands are read from README.md when the script runs, so they
 # cannot drift from it.
 #
-#   scripts/readme_examples.sh          run them (605 s on 2 cores shared with other work)
+#   scripts/readme_examples.sh          run them (379 s in CI on 2 cores, 2026-11-28)
 #   scripts/readme_examples.sh --list   print what would run (README line → command), run nothing
 #   KEEP=1 scripts/readme_examples.sh   keep the scratch folder
 #   WORK=DIR scripts/readme_examples.sh  use DIR (empty or new) as the scratch
