@@ -73,7 +73,7 @@
 //!
 //! # What is not implemented
 //!
-//! Mate search (tsume), counter-move and continuation histories, singular
+//! Mate search past one move (tsume), counter-move and continuation histories, singular
 //! extensions, internal iterative reductions, a table in the quiescence, and
 //! multi-threaded search. The continuation history, the reduction and the
 //! quiescence table were tried behind a switch and played at equal time;

@@ -35,6 +35,11 @@
 //!   alpha with [`DELTA_MARGIN`] to spare, is not searched
 //!   ([`futile_capture`]) unless it gives check (a sacrifice that mates);
 //!   in the main search, losing captures are ordered after the killers.
+//! - **Mate in one at the horizon**: in the first [`MATE_ONE_QPLIES`]
+//!   plies of the quiescence, a side out of check whose static value stays
+//!   below beta asks [`Position::mate_in_one`] before it searches captures:
+//!   the quiescence plays captures only, so without it a drop that mates
+//!   is stood pat in front of.
 
 use crate::eval::Evaluator;
 use crate::shogi::{piece_value, Move, Piece, Position};
@@ -51,6 +56,9 @@ pub(super) struct State {
     /// repetitions are looked for from there on.
     pub(super) repetition_floor: usize,
 }
+
+/// The quiescence plies (from its first, 0) that look for a mate in one.
+pub(super) const MATE_ONE_QPLIES: u32 = 1;
 
 /// Null-move pruning starts at this depth.
 const NULL_MOVE_DEPTH: i32 = 2;

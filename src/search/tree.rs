@@ -329,6 +329,14 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 self.move_buffers[ply] = moves;
                 return best;
             }
+            // Selective, at the horizon: a mate in one (`selective.rs`).
+            if self.mode.selective && qply < selective::MATE_ONE_QPLIES {
+                if let Some(mv) = pos.mate_in_one() {
+                    self.move_buffers[ply] = moves;
+                    self.pv[ply].push(mv);
+                    return MATE - (ply as i32 + 1);
+                }
+            }
             alpha = alpha.max(best);
             if self.mode.staged_captures() {
                 stages = Some(pos.capture_stages());

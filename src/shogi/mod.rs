@@ -11,6 +11,7 @@
 mod captures;
 pub mod declaration;
 mod effects;
+mod mate;
 mod perft;
 mod position;
 mod see;
