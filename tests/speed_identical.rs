@@ -181,5 +181,9 @@ const EXTRACT: [&str; 4] = [
 /// selective search's step 5 (acaba54, static-exchange and late-move
 /// pruning; `docs/search.md`, "Step 5": Elo +13.1 [−20.1, +46.4] over 426
 /// games at 100 ms with a model on both sides, not proven); before it the
-/// match digest was 3d2e13ade4443872.
-const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "72479b62fec2344f"];
+/// match digest was 3d2e13ade4443872. Re-pinned for step 6 (0f3fc00, a
+/// mate in one at the quiescence's horizon; `docs/search.md`, "Step 6":
+/// Elo +84.2 [+24.3, +149.5], GSPRT H1 after 122 games at 100 ms with
+/// material, +32.2 [−2.6, +67.7] over 400 with a model); before it the
+/// match digest was 72479b62fec2344f.
+const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "8f62eef1d7773fec"];
