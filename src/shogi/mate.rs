@@ -10,7 +10,8 @@
 //! played and the reply side asked for a legal move ([`Position::has_legal_move`],
 //! which refuses an illegal pawn-drop mate as a reply too): exact, and slower
 //! than YaneuraOu's pattern-based `mate_1ply`, which is why the search asks
-//! only where standing pat would decide the node.
+//! only at the quiescence's first ply, and only where standing pat does not
+//! already cut the node.
 
 use haitaka::Move;
 
