@@ -32,7 +32,8 @@
 //! positional weights, as heavy to evaluate as a learned model of the same
 //! set (`--model PATH` evaluates a model file instead).
 //!
-//! `cargo bench --bench speed` (optional: `-- --model PATH`, `-- --quick`).
+//! `cargo bench --bench speed` (optional: `-- --model PATH`, `-- --quick`;
+//! `-- --incremental` measures section 5 alone, for profiling an update).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -192,7 +193,8 @@ fn child_rates(positions: &[Position], eval: &EngineModel) -> (f64, f64, usize) 
                 eval.refresh(p, &mut parent);
                 last = Some(p);
             }
-            let sums = eval.update(p, *mv, child, &parent);
+            let mut sums = Accumulator::default();
+            eval.update(p, *mv, child, &parent, &mut sums);
             b += i64::from(eval.evaluate_from(std::hint::black_box(child), &sums));
         }
         incremental = incremental.max(children.len() as f64 / start.elapsed().as_secs_f64());
@@ -250,6 +252,7 @@ fn relation_churn(positions: &[Position]) -> (f64, [f64; 2], usize) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let quick = args.iter().any(|a| a == "--quick");
+    let incremental_only = args.iter().any(|a| a == "--incremental");
     let model: Linear<Features> = match args.iter().position(|a| a == "--model") {
         Some(i) => load_linear(Path::new(&args[i + 1])).unwrap(),
         None => Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15),
@@ -266,51 +269,53 @@ fn main() {
         model.features
     );
 
-    println!("extraction: the median of {EXTRACT_PASSES} passes [slowest, fastest pass]");
-    let jobs: Vec<GameJob> = games
-        .iter()
-        .enumerate()
-        .map(|(i, game)| GameJob {
-            name: format!("g{i}"),
-            source: format!("{}#0", game.source.path.display()),
-            game: Ok(game.clone()),
-        })
-        .collect();
-    let (exact_rows, exact_cpu, [lo, hi], n) = extract_rate(&jobs, &Material, true, "exact");
-    println!(
-        "extract, material, exact:   {exact_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {exact_cpu:>8.0} rows per CPU second ({n} rows; --exact-values)"
-    );
-    let (material_rows, material_cpu, [lo, hi], n) =
-        extract_rate(&jobs, &Material, false, "material");
-    println!(
-        "extract, material labeller: {material_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {material_cpu:>8.0} rows per CPU second ({n} rows)"
-    );
-    println!(
-        "  capped/exact rows per CPU second: {:.2}",
-        material_cpu / exact_cpu
-    );
-    let (model_rows, model_cpu, [lo, hi], n) = extract_rate(&jobs, &model, false, "model");
-    println!(
-        "extract, model labeller:    {model_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {model_cpu:>8.0} rows per CPU second ({n} rows)"
-    );
-    println!(
-        "  model/material time per row: {:.2} wall, {:.2} CPU",
-        material_rows / model_rows,
-        material_cpu / model_cpu
-    );
-
     let positions: Vec<Position> = games
         .iter()
         .flat_map(|g| g.positions().skip(20).take(60).map(|(p, _)| p))
         .collect();
-    let (material_evals, c1) = eval_rate(&positions, &Material);
-    let (relation_evals, c2) = eval_rate(&positions, &relation);
-    let (model_evals, c3) = eval_rate(&positions, &model);
-    println!(
-        "evaluations, 1 thread, {} positions: material {material_evals:.0}/s, relation model {relation_evals:.0}/s, {} model {model_evals:.0}/s  (checksums {c1} {c2} {c3})",
-        positions.len(),
-        model.features
-    );
+    if !incremental_only {
+        println!("extraction: the median of {EXTRACT_PASSES} passes [slowest, fastest pass]");
+        let jobs: Vec<GameJob> = games
+            .iter()
+            .enumerate()
+            .map(|(i, game)| GameJob {
+                name: format!("g{i}"),
+                source: format!("{}#0", game.source.path.display()),
+                game: Ok(game.clone()),
+            })
+            .collect();
+        let (exact_rows, exact_cpu, [lo, hi], n) = extract_rate(&jobs, &Material, true, "exact");
+        println!(
+            "extract, material, exact:   {exact_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {exact_cpu:>8.0} rows per CPU second ({n} rows; --exact-values)"
+        );
+        let (material_rows, material_cpu, [lo, hi], n) =
+            extract_rate(&jobs, &Material, false, "material");
+        println!(
+            "extract, material labeller: {material_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {material_cpu:>8.0} rows per CPU second ({n} rows)"
+        );
+        println!(
+            "  capped/exact rows per CPU second: {:.2}",
+            material_cpu / exact_cpu
+        );
+        let (model_rows, model_cpu, [lo, hi], n) = extract_rate(&jobs, &model, false, "model");
+        println!(
+            "extract, model labeller:    {model_rows:>10.0} rows/s wall [{lo:.0}, {hi:.0}], {model_cpu:>8.0} rows per CPU second ({n} rows)"
+        );
+        println!(
+            "  model/material time per row: {:.2} wall, {:.2} CPU",
+            material_rows / model_rows,
+            material_cpu / model_cpu
+        );
+
+        let (material_evals, c1) = eval_rate(&positions, &Material);
+        let (relation_evals, c2) = eval_rate(&positions, &relation);
+        let (model_evals, c3) = eval_rate(&positions, &model);
+        println!(
+            "evaluations, 1 thread, {} positions: material {material_evals:.0}/s, relation model {relation_evals:.0}/s, {} model {model_evals:.0}/s  (checksums {c1} {c2} {c3})",
+            positions.len(),
+            model.features
+        );
+    }
 
     let search_positions: Vec<Position> = positions
         .iter()
@@ -318,12 +323,14 @@ fn main() {
         .cloned()
         .collect();
     let (material_nps, n1) = nodes_rate(&search_positions, &Material);
-    let (model_nps, n2) = nodes_rate(&search_positions, &model);
-    println!(
-        "engine depth 3, 1 thread, {} positions: material {material_nps:.0} nodes/s ({n1} nodes), model {model_nps:.0} nodes/s ({n2} nodes)",
-        search_positions.len()
-    );
-    println!("  model/material nodes/s: {:.2}", model_nps / material_nps);
+    if !incremental_only {
+        let (model_nps, n2) = nodes_rate(&search_positions, &model);
+        println!(
+            "engine depth 3, 1 thread, {} positions: material {material_nps:.0} nodes/s ({n1} nodes), model {model_nps:.0} nodes/s ({n2} nodes)",
+            search_positions.len()
+        );
+        println!("  model/material nodes/s: {:.2}", model_nps / material_nps);
+    }
 
     println!("incremental evaluation (eval::incremental), 1 thread:");
     for set in ["material,kp", "material,pp", "relation,material,kp"] {
@@ -343,6 +350,9 @@ fn main() {
         );
     }
 
+    if incremental_only {
+        return;
+    }
     let (terms, changed, moves) = relation_churn(&positions);
     println!(
         "relation terms per position {terms:.1}; changed by a move: {:.1} in the mover's view ({:.0}%), {:.1} in the other's ({:.0}%) ({moves} moves)",

@@ -34,8 +34,9 @@ macro_rules! forward_sums {
             mv: Move,
             child: &Position,
             parent: &Accumulator,
-        ) -> Accumulator {
-            self.$inner.update(pos, mv, child, parent)
+            acc: &mut Accumulator,
+        ) {
+            self.$inner.update(pos, mv, child, parent, acc)
         }
     };
 }

@@ -65,17 +65,20 @@ pub trait Evaluator: Sync {
         let _ = (pos, acc);
     }
 
-    /// The sums of `child`, the position after `mv` (legal in `pos`), from
-    /// `parent`, the sums of `pos`.
+    /// Sets `acc` to the sums of `child`, the position after `mv` (legal in
+    /// `pos`), from `parent`, the sums of `pos`. `acc` is written in place
+    /// (it is the search's slot for the child's ply): an evaluator copies
+    /// only what it keeps.
     fn update(
         &self,
         pos: &Position,
         mv: Move,
         child: &Position,
         parent: &Accumulator,
-    ) -> Accumulator {
+        acc: &mut Accumulator,
+    ) {
         let _ = (pos, mv, child);
-        *parent
+        *acc = *parent;
     }
 
     /// [`Evaluator::evaluate`] given `acc`, the sums of `pos`: the same value.

@@ -54,7 +54,8 @@ impl Evaluator for Checked<'_> {
         mv: Move,
         child: &Position,
         parent: &Accumulator,
-    ) -> Accumulator {
+        acc: &mut Accumulator,
+    ) {
         let c = self.counts;
         match mv {
             Move::Drop { .. } => c.drops.fetch_add(1, Relaxed),
@@ -78,7 +79,7 @@ impl Evaluator for Checked<'_> {
         if child.in_check() {
             c.checks.fetch_add(1, Relaxed);
         }
-        self.model.update(pos, mv, child, parent)
+        self.model.update(pos, mv, child, parent, acc)
     }
 
     fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
@@ -99,6 +100,7 @@ fn incremental_equals_full_at_every_node() {
     for set in [
         "material,kp,mirror",
         "relation,material,kp",
+        "relation-typed,material,kp,mirror",
         "material,kp,pp,mirror",
         "material,pp",
     ] {
