@@ -34,9 +34,8 @@ macro_rules! forward_sums {
             mv: Move,
             child: &Position,
             parent: &Accumulator,
-            acc: &mut Accumulator,
-        ) {
-            self.$inner.update(pos, mv, child, parent, acc)
+        ) -> Accumulator {
+            self.$inner.update(pos, mv, child, parent)
         }
     };
 }

@@ -24,11 +24,9 @@
 //!   the moved and captured pieces, read from one row per piece of a square
 //!   table of its weights (two entries per pair, so that one piece's pairs lie
 //!   together in memory, as Bonanza's and apery_rust's KPP tables do).
-//! - `relation` and `relation-typed` are sums over pairs whose attack code
-//!   reads coverage, which a move changes far from the pieces it touches:
-//!   the terms that can change are found from the changed pieces and the
-//!   squares whose coverage flips, with coverage counts and a mailbox kept
-//!   beside the sums ([`relation`]'s docs; `docs/speed.md`, "Incremental
+//! - `relation` and `relation-typed` are summed in full at every node: a
+//!   pair's attack code reads the coverage of both squares, which a move
+//!   changes far from the pieces it touches (`docs/speed.md`, "Incremental
 //!   evaluation").
 //!
 //! The learners, labellers and `generate` read models through the `f32`
@@ -51,29 +49,24 @@ pub const FRACTION_BITS: u32 = 16;
 /// Both views, in the order of `Color as usize` (haitaka's White is 0).
 const VIEWS: [Color; 2] = [Color::White, Color::Black];
 
-/// The sums an incremental evaluator keeps for one position: of its parts,
-/// in fixed point, from each view (indexed by the view's colour); with a
-/// `relation` part, also the position's mailbox and coverage counts.
+/// The sums an incremental evaluator keeps for one position: of its updated
+/// parts, in fixed point, from each view (indexed by the view's colour).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Accumulator {
-    /// `material`, `kp` and `pp`.
     sums: [i64; 2],
-    /// `relation` and `relation-typed`.
-    relation: [i64; 2],
-    board: relation::Board,
 }
 
 impl Accumulator {
     /// The sum from `view`'s side.
     #[inline(always)]
     pub fn sum(&self, view: Color) -> i64 {
-        self.sums[view as usize] + self.relation[view as usize]
+        self.sums[view as usize]
     }
 }
 
 /// A linear model as the engine plays it: fixed-point weights per raw index
-/// (mirror tying resolved once), every part updated with the move. See the
-/// module docs.
+/// (mirror tying resolved once), `material` and `kp` updated with the move,
+/// the other parts summed at every evaluation. See the module docs.
 #[derive(Clone, Debug)]
 pub struct EngineModel {
     features: Features,
@@ -90,9 +83,8 @@ pub struct EngineModel {
     /// `pairs[a × 2268 + b]` and `pairs[b × 2268 + a]` both hold pair {a, b}'s
     /// (empty without a `pp` part).
     pairs: Vec<i32>,
-    /// The `relation` parts (`relation-typed` when true) with their offsets,
-    /// in `features`' order.
-    relations: Vec<(bool, u32)>,
+    /// Parts summed at every evaluation.
+    full: Vec<(BaseSet, u32)>,
 }
 
 /// `Σ weight × value` in fixed point over raw indices.
@@ -128,14 +120,13 @@ impl EngineModel {
                 fixed(w * scale).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
             })
             .collect();
-        let (mut material, mut kp, mut pp, mut relations) = (None, None, None, Vec::new());
+        let (mut material, mut kp, mut pp, mut full) = (None, None, None, Vec::new());
         for &(set, offset) in features.parts() {
             match set {
                 BaseSet::Material => material = Some(offset),
                 BaseSet::Kp => kp = Some(offset),
                 BaseSet::Pp => pp = Some(offset),
-                BaseSet::Relation => relations.push((false, offset)),
-                BaseSet::TypedRelation => relations.push((true, offset)),
+                BaseSet::Relation | BaseSet::TypedRelation => full.push((set, offset)),
             }
         }
         let pairs = pp.map_or_else(Vec::new, |offset| {
@@ -159,7 +150,7 @@ impl EngineModel {
             kp,
             pp,
             pairs,
-            relations,
+            full,
         }
     }
 
@@ -173,32 +164,38 @@ impl EngineModel {
         i64::from(self.weights[(offset + index.get()) as usize - 1])
     }
 
-    /// The sum of the parts of `pos` that `keep` takes, from `view`, from
-    /// scratch: the one feature traversal.
-    fn sum_of(&self, pos: &Position, view: Color, keep: impl Fn(BaseSet) -> bool) -> i64 {
+    /// The sum of the updated parts of `pos` from `view`, from scratch.
+    fn updated_sum(&self, pos: &Position, view: Color) -> i64 {
         let mut sink = FixedSink {
             weights: &self.weights,
             sum: 0,
         };
-        for &(set, offset) in self.features.parts() {
-            if keep(set) {
+        for (set, offset) in [
+            (BaseSet::Material, self.material),
+            (BaseSet::Kp, self.kp),
+            (BaseSet::Pp, self.pp),
+        ] {
+            if let Some(offset) = offset {
                 set.visit_raw(pos, view, offset, &mut sink);
             }
         }
         sink.sum
     }
 
-    /// The sum of the parts kept in [`Accumulator::sums`] (all but `relation`'s).
-    fn pieces_sum(&self, pos: &Position, view: Color) -> i64 {
-        self.sum_of(pos, view, |set| !set.is_relation())
-    }
-
-    /// The value for the side to move of a position whose parts sum to
-    /// `sum` from the view of the side that just moved (`Linear`'s reading).
+    /// The value of `pos` for its side to move given the updated parts' sum
+    /// from the view of the side that just moved (`Linear`'s reading).
     #[inline]
-    fn value(&self, sum: i64) -> i32 {
+    fn value(&self, pos: &Position, updated: i64) -> i32 {
+        let view = !pos.side_to_move();
+        let mut sink = FixedSink {
+            weights: &self.weights,
+            sum: updated + self.bias,
+        };
+        for &(set, offset) in &self.full {
+            set.visit_raw(pos, view, offset, &mut sink);
+        }
         let half = 1i64 << (FRACTION_BITS - 1);
-        let centipawns = (-(sum + self.bias) + half) >> FRACTION_BITS;
+        let centipawns = (-sink.sum + half) >> FRACTION_BITS;
         centipawns.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
     }
 
@@ -295,30 +292,24 @@ impl EngineModel {
 
 impl Evaluator for EngineModel {
     fn evaluate(&self, pos: &Position) -> i32 {
-        self.value(self.sum_of(pos, !pos.side_to_move(), |_| true))
+        self.value(pos, self.updated_sum(pos, !pos.side_to_move()))
     }
 
-    /// False: in a search every part is updated with the move, and reading
-    /// the sums costs less than the evaluation cache would.
+    /// With a `relation` part, an evaluation is a full traversal; without,
+    /// a few additions (the search's evaluation cache would cost more).
     fn costly(&self) -> bool {
-        !self.relations.is_empty()
+        !self.full.is_empty()
     }
 
-    /// True: every part's sums are kept.
+    /// True with a `material`, `kp` or `pp` part: their sums are kept.
     fn incremental(&self) -> bool {
-        true
+        self.material.is_some() || self.kp.is_some() || self.pp.is_some()
     }
 
     fn refresh(&self, pos: &Position, acc: &mut Accumulator) {
         for view in VIEWS {
-            acc.sums[view as usize] = self.pieces_sum(pos, view);
-            acc.relation[view as usize] = self.sum_of(pos, view, BaseSet::is_relation);
+            acc.sums[view as usize] = self.updated_sum(pos, view);
         }
-        acc.board = if self.relations.is_empty() {
-            relation::Board::default()
-        } else {
-            relation::Board::new(pos)
-        };
     }
 
     fn update(
@@ -327,30 +318,8 @@ impl Evaluator for EngineModel {
         mv: Move,
         child: &Position,
         parent: &Accumulator,
-        acc: &mut Accumulator,
-    ) {
-        if self.relations.is_empty() {
-            acc.sums = parent.sums;
-            acc.relation = parent.relation;
-        } else {
-            *acc = *parent;
-            self.relation_update(pos, mv, child, parent, acc);
-        }
-        self.piece_update(pos, mv, child, acc);
-    }
-
-    #[inline]
-    fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
-        let _ = pos;
-        self.value(acc.sum(!pos.side_to_move()))
-    }
-}
-
-impl EngineModel {
-    /// Adds to `acc` the change of the `material`, `kp` and `pp` sums by
-    /// `mv`, played in `pos` to give `child`.
-    #[inline(always)]
-    fn piece_update(&self, pos: &Position, mv: Move, child: &Position, acc: &mut Accumulator) {
+    ) -> Accumulator {
+        let mut acc = *parent;
         let us = pos.side_to_move();
         let kings = VIEWS.map(|view| Kp::kings(pos, view));
         match mv {
@@ -361,44 +330,46 @@ impl EngineModel {
             } => {
                 let Some(piece) = pos.board().piece_on(from) else {
                     debug_assert!(false, "{mv} moves no piece");
-                    return;
+                    return acc;
                 };
                 if piece == Piece::King && self.kp.is_some() {
                     // Every `kp` term of this king changes: sum the child anew.
-                    for view in VIEWS {
-                        acc.sums[view as usize] = self.pieces_sum(child, view);
-                    }
-                    return;
+                    self.refresh(child, &mut acc);
+                    return acc;
                 }
                 let moved = if promotion { piece.promote() } else { piece };
                 if self.pp.is_some() {
                     let captures = pos.piece_on(to).is_some();
                     let removed = [from, to];
                     let removed = &removed[..1 + usize::from(captures)];
-                    self.pp_move(acc, pos, removed, Some((us, moved, to)));
+                    self.pp_move(&mut acc, pos, removed, Some((us, moved, to)));
                 }
-                self.board_piece(acc, &kings, us, piece, from, -1);
-                self.board_piece(acc, &kings, us, moved, to, 1);
+                self.board_piece(&mut acc, &kings, us, piece, from, -1);
+                self.board_piece(&mut acc, &kings, us, moved, to, 1);
                 if let Some((them, victim)) = pos.piece_on(to) {
-                    self.board_piece(acc, &kings, them, victim, to, -1);
+                    self.board_piece(&mut acc, &kings, them, victim, to, -1);
                     let held = victim.unpromote();
                     let nth = u32::from(pos.hand_count(us, held));
-                    self.hand_piece(acc, us, held, nth, 1);
+                    self.hand_piece(&mut acc, us, held, nth, 1);
                 }
             }
             Move::Drop { piece, to } => {
                 let nth = u32::from(pos.hand_count(us, piece)).saturating_sub(1);
-                self.hand_piece(acc, us, piece, nth, -1);
-                self.board_piece(acc, &kings, us, piece, to, 1);
+                self.hand_piece(&mut acc, us, piece, nth, -1);
+                self.board_piece(&mut acc, &kings, us, piece, to, 1);
                 if self.pp.is_some() {
-                    self.pp_move(acc, pos, &[], Some((us, piece, to)));
+                    self.pp_move(&mut acc, pos, &[], Some((us, piece, to)));
                 }
             }
         }
+        acc
+    }
+
+    #[inline]
+    fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
+        self.value(pos, acc.sum(!pos.side_to_move()))
     }
 }
-
-mod relation;
 
 #[cfg(test)]
 mod tests;

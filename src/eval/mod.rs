@@ -65,20 +65,17 @@ pub trait Evaluator: Sync {
         let _ = (pos, acc);
     }
 
-    /// Sets `acc` to the sums of `child`, the position after `mv` (legal in
-    /// `pos`), from `parent`, the sums of `pos`. `acc` is written in place
-    /// (it is the search's slot for the child's ply): an evaluator copies
-    /// only what it keeps.
+    /// The sums of `child`, the position after `mv` (legal in `pos`), from
+    /// `parent`, the sums of `pos`.
     fn update(
         &self,
         pos: &Position,
         mv: Move,
         child: &Position,
         parent: &Accumulator,
-        acc: &mut Accumulator,
-    ) {
+    ) -> Accumulator {
         let _ = (pos, mv, child);
-        *acc = *parent;
+        *parent
     }
 
     /// [`Evaluator::evaluate`] given `acc`, the sums of `pos`: the same value.

@@ -27,8 +27,8 @@ pub use kp::{Kp, KP_DIMENSION};
 pub use material::{MaterialSet, MATERIAL_DIMENSION};
 pub use pp::{Pp, PP_DIMENSION};
 pub use relation::{
-    attack_code, Coverage, Relation, TypedRelation, ATTACK_CODES, RELATION_DIMENSION,
-    RELATION_STATES, TYPED_RELATION_DIMENSION,
+    attack_code, Relation, TypedRelation, ATTACK_CODES, RELATION_DIMENSION, RELATION_STATES,
+    TYPED_RELATION_DIMENSION,
 };
 pub use state::{mirror_square, FeatureIndex, PieceState, PIECE_STATES};
 
@@ -213,11 +213,6 @@ impl BaseSet {
             BaseSet::TypedRelation => "relation-typed",
             BaseSet::Pp => "pp",
         }
-    }
-
-    /// `relation` or `relation-typed`: a set of pairs weighed by attack codes.
-    pub fn is_relation(self) -> bool {
-        matches!(self, BaseSet::Relation | BaseSet::TypedRelation)
     }
 
     fn dimension(self) -> u32 {

@@ -19,33 +19,16 @@ pub const RELATION_DIMENSION: u32 = RELATION_STATES * RELATION_STATES;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Relation;
 
-/// What an attack code reads of a position besides the two pieces: whether a
-/// square is covered by a colour's pieces. [`Effects`] answers from every
-/// piece's effect (the full traversal); the engine's kept coverage counts
-/// answer from counts updated with the move (`eval::incremental`), so both
-/// read the one definition of the codes, [`attack_code`].
-pub trait Coverage {
-    /// Is `square` covered by at least one piece of `color`?
-    fn is_covered(&self, color: Color, square: Square) -> bool;
-}
-
-impl Coverage for Effects {
-    #[inline(always)]
-    fn is_covered(&self, color: Color, square: Square) -> bool {
-        Effects::is_covered(self, color, square)
-    }
-}
-
 /// The attack code of A (of `a_color`, kind `a_piece` on `a_square`) on B, given
-/// that B's square is in A's effect. `effects` answers for the coverage of the position.
+/// that B's square is in A's effect. `covered` is the coverage of the position.
 ///
 /// Codes: same side 3 (B is the king), 2 (B under enemy effect), 1; check on
 /// the enemy king 8 (contact, A undefended), 9 (contact, A defended), 10
 /// (distant); attack on another enemy piece 4/5/6 (B defended; A worth
 /// more/equal/less than B), 7 (B undefended).
 #[inline(always)]
-pub fn attack_code<C: Coverage>(
-    effects: &C,
+pub fn attack_code(
+    effects: &Effects,
     a_color: Color,
     a_piece: Piece,
     a_square: Square,

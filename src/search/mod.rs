@@ -506,9 +506,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         let mut child = pos.clone();
         child.play_unchecked(mv);
         if self.incremental {
-            let (parent, rest) = self.sums.split_at_mut(ply + 1);
-            self.eval
-                .update(pos, mv, &child, &parent[ply], &mut rest[0]);
+            self.sums[ply + 1] = self.eval.update(pos, mv, &child, &self.sums[ply]);
         }
         child
     }
