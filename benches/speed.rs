@@ -193,8 +193,7 @@ fn child_rates(positions: &[Position], eval: &EngineModel) -> (f64, f64, usize) 
                 eval.refresh(p, &mut parent);
                 last = Some(p);
             }
-            let mut sums = Accumulator::default();
-            eval.update(p, *mv, child, &parent, &mut sums);
+            let sums = eval.update(p, *mv, child, &parent);
             b += i64::from(eval.evaluate_from(std::hint::black_box(child), &sums));
         }
         incremental = incremental.max(children.len() as f64 / start.elapsed().as_secs_f64());
