@@ -256,7 +256,6 @@ fn main() {
         Some(i) => load_linear(Path::new(&args[i + 1])).unwrap(),
         None => Linear::hashed("relation,material,kp".parse().unwrap(), 2e-4, 15),
     };
-    let relation = Linear::hashed("relation".parse().unwrap(), 2e-4, 15);
     let (mut games, name) = games();
     if quick {
         games.truncate(3);
@@ -306,6 +305,7 @@ fn main() {
             material_cpu / model_cpu
         );
 
+        let relation = Linear::hashed("relation".parse().unwrap(), 2e-4, 15);
         let (material_evals, c1) = eval_rate(&positions, &Material);
         let (relation_evals, c2) = eval_rate(&positions, &relation);
         let (model_evals, c3) = eval_rate(&positions, &model);
