@@ -645,7 +645,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             let child = self.play(pos, mv, 0);
             self.path.truncate(root_len);
             self.path.push(PathEntry::of(&child));
-            let d = depth as i32 - 1;
+            let d = depth as i32 - 1 + self.check_extension(pos, mv, &child, 0);
             let mut score;
             if i == 0 {
                 score = -self.negamax(&child, d, -INFINITY, -alpha, 1);

@@ -21,6 +21,11 @@
 //!   shallower ([`reduction`], re-searched at full depth when they beat
 //!   alpha) and, near the leaves off the principal variation, not at all
 //!   past a count ([`late_move_limit`]).
+//! - **Check extensions**: a move that gives check is searched one ply
+//!   deeper when its exchange does not lose (a piece dropped or moved
+//!   where it is taken for nothing gets no extra ply), within twice the
+//!   iteration's depth from the root (step 7 of `docs/search.md`; before
+//!   it every position in check was searched a ply deeper).
 //! - **Static exchange in the main search**: near the leaves, once a move
 //!   has been searched, a move whose exchange loses more than
 //!   [`see_margin`] is not searched (a piece dropped where it is taken for
@@ -100,6 +105,27 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         self.selective = saved;
         // A mate found below a pass is not proven: the cut returns beta.
         (value >= beta && !self.aborted).then_some(if value >= MATE_BOUND { beta } else { value })
+    }
+}
+
+impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
+    /// The check extension of `mv`, played from `pos` at `ply` into
+    /// `child`: one ply when it gives a check whose exchange does not lose
+    /// ([`Position::see`] ≥ 0) within twice the iteration's depth from the
+    /// root, else none (and none outside the selective search).
+    pub(super) fn check_extension(
+        &self,
+        pos: &Position,
+        mv: Move,
+        child: &Position,
+        ply: usize,
+    ) -> i32 {
+        i32::from(
+            self.mode.selective
+                && (ply as i32) < 2 * self.iteration_depth
+                && child.in_check()
+                && pos.see(mv) >= 0,
+        )
     }
 }
 

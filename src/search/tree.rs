@@ -36,10 +36,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 return alpha;
             }
         }
-        // Check extension (selective): a side in check searches one ply
-        // more, within twice the iteration's depth from the root.
         let in_check = selective && pos.in_check();
-        let depth = depth + i32::from(in_check && (ply as i32) < 2 * self.iteration_depth);
         if depth <= 0 || ply >= MAX_PLY / 2 {
             return self.quiescence(pos, alpha, beta, ply, 0);
         }
@@ -150,6 +147,8 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 0
             };
             quiets_searched += usize::from(quiet);
+            // Check extension (`selective.rs`).
+            let depth = depth + self.check_extension(pos, mv, &child, ply);
             let mut score;
             if i == 0 || !self.mode.null_window {
                 score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
