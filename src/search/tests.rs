@@ -406,6 +406,37 @@ fn after_a_null_move_a_pinned_piece_stays_on_its_line() {
     assert!(moves.contains(&"5c6b".to_string()), "{moves:?}");
 }
 
+/// Over real positions and each of their children, a null move keeps the
+/// board it makes only when its pins are right: its legal moves are those
+/// of the same position read afresh from its SFEN.
+#[test]
+fn a_null_move_has_the_legal_moves_of_its_position_read_afresh() {
+    let (mut passed, mut pinned) = (0, 0);
+    for pos in fixture_positions() {
+        let mut positions = vec![pos.clone()];
+        pos.for_each_legal_move(|mv| {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            positions.push(child);
+        });
+        for p in positions {
+            let Some(after) = p.null_move() else { continue };
+            let fresh = Position::from_sfen(&after.to_sfen()).unwrap();
+            let mut moves = after.legal_moves();
+            let mut expected = fresh.legal_moves();
+            moves.sort_by_key(|m| m.to_string());
+            expected.sort_by_key(|m| m.to_string());
+            assert_eq!(moves, expected, "{}", after.to_sfen());
+            passed += 1;
+            pinned += usize::from(!fresh.board().pinned().is_empty());
+        }
+    }
+    assert!(
+        pinned >= 1000,
+        "only {pinned} of {passed} null moves left a pin"
+    );
+}
+
 #[test]
 fn the_playing_search_mates_and_takes_as_the_exact_one() {
     let mate = Position::from_sfen("4k4/9/4P4/9/9/9/9/9/4K4 b G 1").unwrap();

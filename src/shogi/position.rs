@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use haitaka::{Board, Color, Move, Piece, PieceMoves, Square};
+use haitaka::{BitBoard, Board, Color, Move, Piece, PieceMoves, Square};
 
 use super::{piece_effect, piece_value, SLIDERS};
 
@@ -315,13 +315,18 @@ impl Position {
     /// passed (its own pieces between its king and its own sliders) instead
     /// of those of the side now to move, whose move generation then lets a
     /// pinned piece leave the line: the search played illegal moves below a
-    /// null move and captured a king (a panic with a `kp` model). When
-    /// either set is not empty the board is rebuilt from its SFEN, which
-    /// computes the pins afresh.
+    /// null move and captured a king (a panic with a `kp` model). Its move
+    /// generation reads the pins only on the pieces of the side to move, so
+    /// the board is kept as it is when those agree with the true pins
+    /// ([`pinned_pieces`]), which is most of the time (both empty), and
+    /// otherwise rebuilt from its SFEN, which computes the pins afresh. (It
+    /// was rebuilt whenever either set was not empty, which took 15% of the
+    /// playing search's time in `perf`: `docs/search.md`.)
     #[inline]
     pub fn null_move(&self) -> Option<Position> {
         let mut board = self.board.null_move()?;
-        if !board.pinned().is_empty() || has_pin(&board) {
+        let ours = board.colors(board.side_to_move());
+        if board.pinned() & ours != pinned_pieces(&board) {
             board = Board::from_sfen(&board.to_string()).ok()?;
         }
         Some(Self {
@@ -873,7 +878,9 @@ fn sanity_check_sfen(text: &str) -> Result<(), String> {
 
 /// Whether a piece of the side to move stands alone between its king and a
 /// slider of the other side that would reach the king without it.
-fn has_pin(board: &Board) -> bool {
+/// The pieces of the side to move that stand alone between its king and an
+/// enemy slider's line to it.
+fn pinned_pieces(board: &Board) -> BitBoard {
     use haitaka::{
         bishop_pseudo_attacks, get_between_rays, lance_pseudo_attacks, rook_pseudo_attacks,
     };
@@ -887,9 +894,14 @@ fn has_pin(board: &Board) -> bool {
             | (rook_pseudo_attacks(king) & rooks)
             | (lance_pseudo_attacks(us, king) & lances));
     let occupied = board.occupied();
-    sliders
-        .into_iter()
-        .any(|s| (get_between_rays(s, king) & occupied).len() == 1)
+    let mut pinned = BitBoard::EMPTY;
+    for s in sliders {
+        let between = get_between_rays(s, king) & occupied;
+        if between.len() == 1 {
+            pinned |= between;
+        }
+    }
+    pinned & board.colors(us)
 }
 
 #[cfg(test)]
