@@ -185,5 +185,9 @@ const EXTRACT: [&str; 4] = [
 /// mate in one at the quiescence's horizon; `docs/search.md`, "Step 6":
 /// Elo +84.2 [+24.3, +149.5], GSPRT H1 after 122 games at 100 ms with
 /// material, +32.2 [−2.6, +67.7] over 400 with a model); before it the
-/// match digest was 72479b62fec2344f.
-const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "8f62eef1d7773fec"];
+/// match digest was 72479b62fec2344f. Re-pinned for step 7 (3bd2f60, only
+/// checks whose exchange does not lose are extended; `docs/search.md`,
+/// "Step 7": Elo +92.3 [+29.2, +162.1], GSPRT H1 after 104 games at 100
+/// ms with material); before it the match digest was 8f62eef1d7773fec.
+/// Step 8 (090e0d3, the null move without SFEN) searches the same tree.
+const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "5adb9fe28ff2d10e"];
