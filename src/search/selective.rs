@@ -106,9 +106,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         // A mate found below a pass is not proven: the cut returns beta.
         (value >= beta && !self.aborted).then_some(if value >= MATE_BOUND { beta } else { value })
     }
-}
 
-impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     /// The check extension of `mv`, played from `pos` at `ply` into
     /// `child`: one ply when it gives a check whose exchange does not lose
     /// ([`Position::see`] ≥ 0) within twice the iteration's depth from the

@@ -876,8 +876,6 @@ fn sanity_check_sfen(text: &str) -> Result<(), String> {
     }
 }
 
-/// Whether a piece of the side to move stands alone between its king and a
-/// slider of the other side that would reach the king without it.
 /// The pieces of the side to move that stand alone between its king and an
 /// enemy slider's line to it.
 fn pinned_pieces(board: &Board) -> BitBoard {
