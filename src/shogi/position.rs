@@ -318,10 +318,10 @@ impl Position {
     /// null move and captured a king (a panic with a `kp` model). Its move
     /// generation reads the pins only on the pieces of the side to move, so
     /// the board is kept as it is when those agree with the true pins
-    /// ([`pinned_pieces`]), which is most of the time (both empty), and
-    /// otherwise rebuilt from its SFEN, which computes the pins afresh. (It
-    /// was rebuilt whenever either set was not empty, which took 15% of the
-    /// playing search's time in `perf`: `docs/search.md`.)
+    /// ([`pinned_pieces`]), and otherwise rebuilt from its SFEN, which
+    /// computes the pins afresh. (It was rebuilt whenever either set was not
+    /// empty, which took 15% of the playing search's time in `perf`:
+    /// `docs/search.md`.)
     #[inline]
     pub fn null_move(&self) -> Option<Position> {
         let mut board = self.board.null_move()?;
