@@ -122,7 +122,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             self.mode.selective
                 && (ply as i32) < 2 * self.iteration_depth
                 && child.in_check()
-                && pos.see(mv) >= 0,
+                && pos.see_ge(mv, 0),
         )
     }
 }
@@ -254,5 +254,5 @@ pub(super) fn futile_capture(pos: &Position, mv: Move, stand_pat: i32, alpha: i3
 pub(super) fn losing_capture(pos: &Position, mv: Move) -> bool {
     let victim = pos.captured_by(mv).map_or(0, piece_value);
     let attacker = pos.moving_piece(mv).map_or(0, piece_value);
-    attacker > victim && pos.see(mv) < 0
+    attacker > victim && !pos.see_ge(mv, 0)
 }

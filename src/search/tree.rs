@@ -132,7 +132,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 && !in_check
                 && depth <= selective::SEE_PRUNING_DEPTH
                 && best > -MATE_BOUND
-                && pos.see(mv) < -selective::see_margin(depth, quiet)
+                && !pos.see_ge(mv, -selective::see_margin(depth, quiet))
                 && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
             {
                 continue;
