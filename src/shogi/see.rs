@@ -123,15 +123,13 @@ impl Position {
     /// moves of a pawn, and most captures of a dearer piece by a cheaper one,
     /// are answered here.
     pub fn see_ge(&self, mv: Move, threshold: i32) -> bool {
-        let mover = match mv {
-            Move::BoardMove {
-                from, promotion, ..
-            } => match self.board().piece_on(from) {
-                Some(piece) if promotion => piece.promote(),
-                Some(piece) => piece,
-                None => return 0 >= threshold,
-            },
-            Move::Drop { piece, .. } => piece,
+        let Some(moved) = self.moving_piece(mv) else {
+            return 0 >= threshold;
+        };
+        let mover = if mv.is_promotion() {
+            moved.promote()
+        } else {
+            moved
         };
         let victim = self.captured_by(mv).map_or(0, piece_value);
         if victim < threshold {
