@@ -190,4 +190,8 @@ const EXTRACT: [&str; 4] = [
 /// "Step 7": Elo +92.3 [+29.2, +162.1], GSPRT H1 after 104 games at 100
 /// ms with material); before it the match digest was 8f62eef1d7773fec.
 /// Step 8 (090e0d3, the null move without SFEN) searches the same tree.
-const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "5adb9fe28ff2d10e"];
+/// Re-pinned for step 9 (the history table kept from move to move of a
+/// game; `docs/search.md`, "Step 9": Elo +102.1 [+37.5, +174.5], GSPRT H1
+/// after 84 games at 100 ms with material, +21.7 [−10.3, +54.2] over 400
+/// with a model); before it the match digest was 5adb9fe28ff2d10e.
+const SEARCH_AND_MATCH: [&str; 3] = ["decf7933303839d2", "b92f040b40c369b7", "c536b2f1cb99a572"];

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use super::clock::{GameClock, TimeControl};
 use super::SideStats;
 use crate::eval::Evaluator;
-use crate::search::{Control, EvalCache, Limits, PathEntry, Searcher, TranspositionTable};
+use crate::search::{Control, EvalCache, History, Limits, PathEntry, Searcher, TranspositionTable};
 use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Color, Move, Position};
 
@@ -113,6 +113,9 @@ pub struct SearchPlayer<'a, E: Evaluator + ?Sized> {
     /// The evaluation cache of a costly evaluator, kept from move to move:
     /// each search meets again many positions that the one before evaluated.
     cache: Option<Box<EvalCache>>,
+    /// The selective search's history table, kept from move to move
+    /// ([`Searcher::with_history`]).
+    history: History,
 }
 
 impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
@@ -124,6 +127,7 @@ impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
             limits,
             stats: SideStats::default(),
             cache: eval.costly().then(|| Box::new(EvalCache::new())),
+            history: History::default(),
         }
     }
 }
@@ -138,12 +142,14 @@ impl<E: Evaluator + ?Sized> Player for SearchPlayer<'_, E> {
                 .limits(self.limits.clone()),
             None => self.limits.clone(),
         };
-        let mut searcher = Searcher::player(self.eval, self.table, &control, limits);
+        let mut searcher = Searcher::player(self.eval, self.table, &control, limits)
+            .with_history(std::mem::take(&mut self.history));
         if let Some(cache) = self.cache.take() {
             searcher = searcher.with_eval_cache(cache);
         }
         let result = searcher.search(turn.pos, turn.history, |_| {});
         self.cache = searcher.take_eval_cache();
+        self.history = searcher.take_history();
         self.stats.add(&SideStats {
             moves: 1,
             depth: u64::from(result.depth),

@@ -51,7 +51,7 @@ use crate::engine::evaluators::{EvalNoise, Grained, Scaled, DEFAULT_EVAL_SCALE, 
 use crate::eval::{load_engine_parts, DynEvaluator, EvalChoice, Evaluator};
 use crate::search::clock::MoveClock;
 use crate::search::{
-    game_path, Control, EvalCache, Limits, PathEntry, Score, SearchInfo, Searcher,
+    game_path, Control, EvalCache, History, Limits, PathEntry, Score, SearchInfo, Searcher,
     TranspositionTable, MAX_DEPTH,
 };
 use crate::shogi::declaration::can_declare_win;
@@ -262,6 +262,9 @@ pub struct UsiEngine<W: Write + Send + 'static> {
     /// and emptied with the table whenever the evaluation changes
     /// ([`UsiEngine::forget_evaluations`]).
     eval_cache: Arc<Mutex<Option<Box<EvalCache>>>>,
+    /// The selective search's history table, kept from `go` to `go` of a
+    /// game and emptied with the cache ([`Searcher::with_history`]).
+    history_table: Arc<Mutex<History>>,
 }
 
 fn clip(text: &str) -> String {
@@ -323,6 +326,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             position: Some(pos),
             running: None,
             eval_cache: Arc::new(Mutex::new(None)),
+            history_table: Arc::default(),
             games: 0,
         })
     }
@@ -547,10 +551,12 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
     /// Empties the transposition table and the evaluation cache, whose
     /// scores and values were found with an evaluation that has just changed
     /// (another model, scale, grain, noise or noise seed): kept, they would give the
-    /// next search values the new evaluation does not.
+    /// next search values the new evaluation does not. The history table
+    /// goes with them: it orders one game's moves with one evaluation.
     fn forget_evaluations(&mut self) {
         self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
         *self.eval_cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.history_table.lock().unwrap_or_else(|e| e.into_inner()) = History::default();
     }
 
     fn set_position(&mut self, words: &[&str]) {
@@ -658,6 +664,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             tt: Arc::clone(&self.tt),
             out: Arc::clone(&self.out),
             eval_cache: Arc::clone(&self.eval_cache),
+            history_table: Arc::clone(&self.history_table),
         };
         let started = Instant::now();
         match std::thread::Builder::new()
@@ -684,6 +691,7 @@ struct SearchJob<W: Write + Send + 'static> {
     tt: Arc<Mutex<TranspositionTable>>,
     out: Arc<Mutex<W>>,
     eval_cache: Arc<Mutex<Option<Box<EvalCache>>>>,
+    history_table: Arc<Mutex<History>>,
 }
 
 impl<W: Write + Send + 'static> SearchJob<W> {
@@ -699,11 +707,15 @@ impl<W: Write + Send + 'static> SearchJob<W> {
             if evaluator.costly() {
                 searcher = searcher.with_eval_cache(kept.take().unwrap_or_default());
             }
+            let mut table = self.history_table.lock().unwrap_or_else(|e| e.into_inner());
+            searcher = searcher.with_history(std::mem::take(&mut *table));
             let out = &self.out;
             let result = searcher.search(&self.pos, &self.history, |info| {
                 write_line(out, &info_line(info));
             });
             *kept = searcher.take_eval_cache();
+            *table = searcher.take_history();
+            drop(table);
             drop(kept);
             match result.best {
                 None => "bestmove resign".to_string(),

@@ -91,6 +91,7 @@ mod tree;
 pub use depths::DepthRange;
 pub use eval_cache::EvalCache;
 pub use repetition::{find_repetition, game_path, PathEntry, Repetition};
+pub use selective::History;
 pub use table::{QuiescenceTable, TranspositionTable};
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -413,6 +414,23 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     pub fn with_eval_cache(mut self, cache: Box<EvalCache>) -> Self {
         self.eval_cache = Some(cache);
         self
+    }
+
+    /// This searcher with the history table of the same game's previous
+    /// search ([`Searcher::take_history`]), in the selective search: the
+    /// quiet moves that cut there are tried early from the first iteration
+    /// on, instead of being learnt again each move (Stockfish clears its
+    /// history only at `ucinewgame`). Another mode keeps its empty table.
+    pub fn with_history(mut self, history: History) -> Self {
+        if self.mode.selective && !history.is_empty() {
+            self.history = history;
+        }
+        self
+    }
+
+    /// The history table, for the same game's next search (it is left empty).
+    pub fn take_history(&mut self) -> History {
+        std::mem::take(&mut self.history)
     }
 
     /// The evaluation cache, if this searcher has one (it is left without).

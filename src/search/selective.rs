@@ -17,7 +17,8 @@
 //!   are not looked for across a null move (the cycle would not be a real
 //!   one).
 //! - **History and late moves**: quiet moves are ordered by a history
-//!   table ([`History`]) after the killers; late quiet moves are searched
+//!   table ([`History`]) after the killers, kept from one move of a game to
+//!   the next (step 9; `Searcher::with_history`); late quiet moves are searched
 //!   shallower ([`reduction`], re-searched at full depth when they beat
 //!   alpha) and, near the leaves off the principal variation, not at all
 //!   past a count ([`late_move_limit`]).
@@ -140,7 +141,7 @@ pub(super) const HISTORY_MAX: i32 = 16_384;
 /// Empty, and zero everywhere, outside the selective search, so the exact
 /// engine orders its moves as it always did.
 #[derive(Clone, Debug, Default)]
-pub(super) struct History(Vec<i32>);
+pub struct History(Vec<i32>);
 
 impl History {
     /// A table of zeros.
@@ -162,6 +163,11 @@ impl History {
             Move::Drop { piece, to } => (1, piece, to),
         };
         ((side * 2 + kind) * Piece::NUM + piece as usize) * 81 + to as usize
+    }
+
+    /// No table: outside the selective search, or taken.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 
     /// The value of `mv` in `pos`.

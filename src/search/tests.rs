@@ -519,3 +519,48 @@ fn the_playing_search_prunes_but_keeps_the_mates() {
     }
     assert!(mates >= 3, "only {mates} mates among the fixture positions");
 }
+
+/// The history table handed from one search of a game to the next
+/// ([`Searcher::with_history`]) orders the next selective search: over
+/// positions of a real game, searches that start from the kept table
+/// differ from searches that start from an empty one. The exact engine
+/// search neither reads nor keeps it, so its results stay the same.
+#[test]
+fn a_history_kept_from_move_to_move_orders_only_the_selective_search() {
+    let path = crate::testdata::fixture("tournament/040501.csa");
+    let game = crate::record::read_file(&path).games.remove(0).unwrap();
+    let control = Control::new();
+    let limits = Limits {
+        depth: Some(5),
+        ..Limits::default()
+    };
+    let search = |mode: Mode, pos: &Position, history: History| {
+        let mut tt = TranspositionTable::new(4);
+        let mut s = Searcher::new(&Material, &mut tt, &control, limits.clone())
+            .with_mode(mode)
+            .with_history(history);
+        let r = s.search(pos, &[], |_| {});
+        (r, s.take_history())
+    };
+    let mut kept = History::default();
+    let (mut searched, mut differ) = (0, 0);
+    for (pos, _) in game.positions().skip(30).step_by(2).take(8) {
+        let (exact_kept, left) = search(Mode::ENGINE, &pos, kept.clone());
+        let (exact, _) = search(Mode::ENGINE, &pos, History::default());
+        assert!(left.is_empty(), "the exact search kept a history table");
+        assert_eq!(
+            (exact_kept.nodes, exact_kept.best, exact_kept.score),
+            (exact.nodes, exact.best, exact.score)
+        );
+        let (fresh, _) = search(Mode::PLAY, &pos, History::default());
+        let (warm, after) = search(Mode::PLAY, &pos, kept);
+        assert!(!after.is_empty(), "the selective search gave no table back");
+        differ += usize::from(searched > 0 && warm.nodes != fresh.nodes);
+        searched += 1;
+        kept = after;
+    }
+    assert!(
+        differ >= 3,
+        "a kept table changed {differ} of {searched} searches"
+    );
+}
