@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use super::clock::{GameClock, TimeControl};
 use super::SideStats;
 use crate::eval::Evaluator;
-use crate::search::{Control, EvalCache, History, Limits, PathEntry, Searcher, TranspositionTable};
+use crate::search::{Control, Limits, PathEntry, SearchMemory, Searcher, TranspositionTable};
 use crate::shogi::declaration::can_declare_win;
 use crate::shogi::{Color, Move, Position};
 
@@ -110,12 +110,10 @@ pub struct SearchPlayer<'a, E: Evaluator + ?Sized> {
     limits: Limits,
     /// What it searched over every move so far.
     pub stats: SideStats,
-    /// The evaluation cache of a costly evaluator, kept from move to move:
-    /// each search meets again many positions that the one before evaluated.
-    cache: Option<Box<EvalCache>>,
-    /// The selective search's history table, kept from move to move
-    /// ([`Searcher::with_history`]).
-    history: History,
+    /// The evaluation cache and the history table, kept from move to move
+    /// of its game ([`SearchMemory`]): each search meets again many
+    /// positions and good quiet moves that the one before met.
+    memory: SearchMemory,
 }
 
 impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
@@ -126,8 +124,7 @@ impl<'a, E: Evaluator + ?Sized> SearchPlayer<'a, E> {
             table,
             limits,
             stats: SideStats::default(),
-            cache: eval.costly().then(|| Box::new(EvalCache::new())),
-            history: History::default(),
+            memory: SearchMemory::for_evaluator(eval),
         }
     }
 }
@@ -143,13 +140,9 @@ impl<E: Evaluator + ?Sized> Player for SearchPlayer<'_, E> {
             None => self.limits.clone(),
         };
         let mut searcher = Searcher::player(self.eval, self.table, &control, limits)
-            .with_history(std::mem::take(&mut self.history));
-        if let Some(cache) = self.cache.take() {
-            searcher = searcher.with_eval_cache(cache);
-        }
+            .with_memory(std::mem::take(&mut self.memory));
         let result = searcher.search(turn.pos, turn.history, |_| {});
-        self.cache = searcher.take_eval_cache();
-        self.history = searcher.take_history();
+        self.memory = searcher.take_memory();
         self.stats.add(&SideStats {
             moves: 1,
             depth: u64::from(result.depth),

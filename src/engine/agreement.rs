@@ -24,7 +24,7 @@ use rayon::prelude::*;
 use crate::eval::Evaluator;
 use crate::record::Game;
 use crate::search::{
-    game_path, Control, DepthRange, EvalCache, Limits, PathEntry, Searcher, TranspositionTable,
+    game_path, Control, DepthRange, Limits, PathEntry, SearchMemory, Searcher, TranspositionTable,
     MATE,
 };
 use crate::shogi::{Move, Position, Siblings};
@@ -163,8 +163,8 @@ pub struct MoveRanker<'a, E: Evaluator + ?Sized> {
     /// One evaluation cache for every sibling's search, for a costly
     /// evaluator: siblings' searches meet the same positions (a move and a
     /// reply in either order), and each search alone is too short to fill a
-    /// cache of its own.
-    cache: Option<Box<EvalCache>>,
+    /// cache of its own ([`SearchMemory::for_evaluator`]).
+    memory: SearchMemory,
 }
 
 impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
@@ -177,7 +177,10 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
             tt: TranspositionTable::new(if depth.is_some() { 8 } else { 1 }),
             control: Control::new(),
             siblings: Siblings::new(),
-            cache: (depth.is_some() && eval.costly()).then(|| Box::new(EvalCache::new())),
+            memory: match depth {
+                Some(_) => SearchMemory::for_evaluator(eval),
+                None => SearchMemory::default(),
+            },
         }
     }
 
@@ -194,12 +197,10 @@ impl<'a, E: Evaluator + ?Sized> MoveRanker<'a, E> {
                 None => -self.eval.evaluate(&child),
                 Some(depth) => {
                     let mut s =
-                        Searcher::new(self.eval, &mut self.tt, &self.control, Limits::default());
-                    if let Some(cache) = self.cache.take() {
-                        s = s.with_eval_cache(cache);
-                    }
+                        Searcher::new(self.eval, &mut self.tt, &self.control, Limits::default())
+                            .with_memory(std::mem::take(&mut self.memory));
                     let value = -s.value(&child, &path, depth);
-                    self.cache = s.take_eval_cache();
+                    self.memory = s.take_memory();
                     value
                 }
             };

@@ -51,7 +51,7 @@ use crate::engine::evaluators::{EvalNoise, Grained, Scaled, DEFAULT_EVAL_SCALE, 
 use crate::eval::{load_engine_parts, DynEvaluator, EvalChoice, Evaluator};
 use crate::search::clock::MoveClock;
 use crate::search::{
-    game_path, Control, EvalCache, History, Limits, PathEntry, Score, SearchInfo, Searcher,
+    game_path, Control, Limits, PathEntry, Score, SearchInfo, SearchMemory, Searcher,
     TranspositionTable, MAX_DEPTH,
 };
 use crate::shogi::declaration::can_declare_win;
@@ -258,13 +258,10 @@ pub struct UsiEngine<W: Write + Send + 'static> {
     tt: Arc<Mutex<TranspositionTable>>,
     running: Option<Running>,
     games: u64,
-    /// The evaluation cache of a costly evaluator, kept from `go` to `go`
-    /// and emptied with the table whenever the evaluation changes
-    /// ([`UsiEngine::forget_evaluations`]).
-    eval_cache: Arc<Mutex<Option<Box<EvalCache>>>>,
-    /// The selective search's history table, kept from `go` to `go` of a
-    /// game and emptied with the cache ([`Searcher::with_history`]).
-    history_table: Arc<Mutex<History>>,
+    /// The evaluation cache and the history table, kept from `go` to `go`
+    /// of a game ([`SearchMemory`]); `None` (forgotten) at `usinewgame` and
+    /// whenever the evaluation changes ([`UsiEngine::forget_evaluations`]).
+    memory: Arc<Mutex<Option<SearchMemory>>>,
 }
 
 fn clip(text: &str) -> String {
@@ -325,8 +322,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             history: Vec::new(),
             position: Some(pos),
             running: None,
-            eval_cache: Arc::new(Mutex::new(None)),
-            history_table: Arc::default(),
+            memory: Arc::default(),
             games: 0,
         })
     }
@@ -555,8 +551,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
     /// goes with them: it orders one game's moves with one evaluation.
     fn forget_evaluations(&mut self) {
         self.tt.lock().unwrap_or_else(|e| e.into_inner()).clear();
-        *self.eval_cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        *self.history_table.lock().unwrap_or_else(|e| e.into_inner()) = History::default();
+        *self.memory.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     fn set_position(&mut self, words: &[&str]) {
@@ -663,8 +658,7 @@ impl<W: Write + Send + 'static> UsiEngine<W> {
             control: Arc::clone(&control),
             tt: Arc::clone(&self.tt),
             out: Arc::clone(&self.out),
-            eval_cache: Arc::clone(&self.eval_cache),
-            history_table: Arc::clone(&self.history_table),
+            memory: Arc::clone(&self.memory),
         };
         let started = Instant::now();
         match std::thread::Builder::new()
@@ -690,8 +684,7 @@ struct SearchJob<W: Write + Send + 'static> {
     control: Arc<Control>,
     tt: Arc<Mutex<TranspositionTable>>,
     out: Arc<Mutex<W>>,
-    eval_cache: Arc<Mutex<Option<Box<EvalCache>>>>,
-    history_table: Arc<Mutex<History>>,
+    memory: Arc<Mutex<Option<SearchMemory>>>,
 }
 
 impl<W: Write + Send + 'static> SearchJob<W> {
@@ -701,21 +694,19 @@ impl<W: Write + Send + 'static> SearchJob<W> {
         } else {
             let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
             let mut searcher = Searcher::player(evaluator, &mut tt, &self.control, self.limits);
-            // The previous search's cache (emptied whenever the evaluation
-            // changes, so a cached value is the value), or a fresh one.
-            let mut kept = self.eval_cache.lock().unwrap_or_else(|e| e.into_inner());
-            if evaluator.costly() {
-                searcher = searcher.with_eval_cache(kept.take().unwrap_or_default());
-            }
-            let mut table = self.history_table.lock().unwrap_or_else(|e| e.into_inner());
-            searcher = searcher.with_history(std::mem::take(&mut *table));
+            // The previous search's memory (forgotten whenever the
+            // evaluation changes, so a cached value is the value), or a
+            // fresh one.
+            let mut kept = self.memory.lock().unwrap_or_else(|e| e.into_inner());
+            let memory = kept
+                .take()
+                .unwrap_or_else(|| SearchMemory::for_evaluator(evaluator));
+            searcher = searcher.with_memory(memory);
             let out = &self.out;
             let result = searcher.search(&self.pos, &self.history, |info| {
                 write_line(out, &info_line(info));
             });
-            *kept = searcher.take_eval_cache();
-            *table = searcher.take_history();
-            drop(table);
+            *kept = Some(searcher.take_memory());
             drop(kept);
             match result.best {
                 None => "bestmove resign".to_string(),

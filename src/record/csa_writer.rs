@@ -66,13 +66,8 @@ pub fn move_text(pos: &Position, mv: Move) -> String {
     let sign = color_sign(pos.side_to_move());
     match mv {
         Move::Drop { piece, to } => format!("{sign}00{}{}", square_text(to), csa_code(piece)),
-        Move::BoardMove {
-            from,
-            to,
-            promotion,
-        } => {
-            let piece = pos.piece_on(from).map_or(Piece::King, |(_, p)| p);
-            let after = if promotion { piece.promote() } else { piece };
+        Move::BoardMove { from, to, .. } => {
+            let after = pos.piece_after(mv).unwrap_or(Piece::King);
             format!(
                 "{sign}{}{}{}",
                 square_text(from),

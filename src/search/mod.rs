@@ -82,6 +82,7 @@
 pub mod clock;
 mod depths;
 mod eval_cache;
+mod memory;
 mod order;
 mod repetition;
 mod selective;
@@ -90,8 +91,9 @@ mod tree;
 
 pub use depths::DepthRange;
 pub use eval_cache::EvalCache;
+pub use memory::SearchMemory;
 pub use repetition::{find_repetition, game_path, PathEntry, Repetition};
-pub use selective::History;
+use selective::History;
 pub use table::{QuiescenceTable, TranspositionTable};
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -404,38 +406,6 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             Limits::default(),
             Mode::labelling(quiescence),
         )
-    }
-
-    /// This searcher with `cache` as its evaluation cache from the first
-    /// evaluation on, for a caller that runs many short searches with one
-    /// costly evaluator and keeps one cache across them
-    /// ([`Searcher::take_eval_cache`] gives it back). The cache must have been
-    /// filled with this evaluator only: a cached value is taken as the value.
-    pub fn with_eval_cache(mut self, cache: Box<EvalCache>) -> Self {
-        self.eval_cache = Some(cache);
-        self
-    }
-
-    /// This searcher with the history table of the same game's previous
-    /// search ([`Searcher::take_history`]), in the selective search: the
-    /// quiet moves that cut there are tried early from the first iteration
-    /// on, instead of being learnt again each move (Stockfish clears its
-    /// history only at `ucinewgame`). Another mode keeps its empty table.
-    pub fn with_history(mut self, history: History) -> Self {
-        if self.mode.selective && !history.is_empty() {
-            self.history = history;
-        }
-        self
-    }
-
-    /// The history table, for the same game's next search (it is left empty).
-    pub fn take_history(&mut self) -> History {
-        std::mem::take(&mut self.history)
-    }
-
-    /// The evaluation cache, if this searcher has one (it is left without).
-    pub fn take_eval_cache(&mut self) -> Option<Box<EvalCache>> {
-        self.eval_cache.take()
     }
 
     /// This searcher with another mode (its table, control and limits kept).

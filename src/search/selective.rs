@@ -18,7 +18,7 @@
 //!   one).
 //! - **History and late moves**: quiet moves are ordered by a history
 //!   table ([`History`]) after the killers, kept from one move of a game to
-//!   the next (step 9; `Searcher::with_history`); late quiet moves are searched
+//!   the next (step 9; `Searcher::with_memory`); late quiet moves are searched
 //!   shallower ([`reduction`], re-searched at full depth when they beat
 //!   alpha) and, near the leaves off the principal variation, not at all
 //!   past a count ([`late_move_limit`]).
@@ -151,17 +151,9 @@ impl History {
 
     fn index(pos: &Position, mv: Move) -> usize {
         let side = pos.side_to_move() as usize;
-        let (kind, piece, to) = match mv {
-            Move::BoardMove {
-                from,
-                to,
-                promotion,
-            } => {
-                let piece = pos.board().piece_on(from).unwrap_or(Piece::Pawn);
-                (0, if promotion { piece.promote() } else { piece }, to)
-            }
-            Move::Drop { piece, to } => (1, piece, to),
-        };
+        let kind = usize::from(!mv.is_board_move());
+        let piece = pos.piece_after(mv).unwrap_or(Piece::Pawn);
+        let to = mv.to();
         ((side * 2 + kind) * Piece::NUM + piece as usize) * 81 + to as usize
     }
 

@@ -304,7 +304,7 @@ fn depth3_searches(
         costly,
         calls: Default::default(),
     };
-    let mut kept: Option<Box<EvalCache>> = None;
+    let mut kept = SearchMemory::default();
     let results = positions
         .iter()
         .map(|pos| {
@@ -314,13 +314,11 @@ fn depth3_searches(
                 depth: Some(3),
                 ..Limits::default()
             };
-            let mut s = Searcher::new(&eval, &mut tt, &control, limits);
-            if let Some(cache) = kept.take() {
-                s = s.with_eval_cache(cache);
-            }
+            let mut s = Searcher::new(&eval, &mut tt, &control, limits)
+                .with_memory(std::mem::take(&mut kept));
             let r = s.search(pos, &[], |_| {});
             if keep {
-                kept = s.take_eval_cache();
+                kept = s.take_memory();
             }
             (r.best, r.score, r.nodes, r.depth)
         })
@@ -521,7 +519,7 @@ fn the_playing_search_prunes_but_keeps_the_mates() {
 }
 
 /// The history table handed from one search of a game to the next
-/// ([`Searcher::with_history`]) orders the next selective search: over
+/// ([`Searcher::with_memory`]) orders the next selective search: over
 /// positions of a real game, searches that start from the kept table
 /// differ from searches that start from an empty one. The exact engine
 /// search neither reads nor keeps it, so its results stay the same.
@@ -536,11 +534,15 @@ fn a_history_kept_from_move_to_move_orders_only_the_selective_search() {
     };
     let search = |mode: Mode, pos: &Position, history: History| {
         let mut tt = TranspositionTable::new(4);
+        let memory = SearchMemory {
+            eval_cache: None,
+            history,
+        };
         let mut s = Searcher::new(&Material, &mut tt, &control, limits.clone())
             .with_mode(mode)
-            .with_history(history);
+            .with_memory(memory);
         let r = s.search(pos, &[], |_| {});
-        (r, s.take_history())
+        (r, s.take_memory().history)
     };
     let mut kept = History::default();
     let (mut searched, mut differ) = (0, 0);

@@ -599,15 +599,10 @@ impl Position {
         let occupied = self.board.occupied();
         match mv {
             Move::Drop { piece, to } => piece_effect(us, piece, to, occupied).has(king),
-            Move::BoardMove {
-                from,
-                to,
-                promotion,
-            } => {
-                let Some(piece) = self.board.piece_on(from) else {
+            Move::BoardMove { from, to, .. } => {
+                let Some(piece) = self.piece_after(mv) else {
                     return false;
                 };
-                let piece = if promotion { piece.promote() } else { piece };
                 let after = (occupied & !from.bitboard()) | to.bitboard();
                 if piece_effect(us, piece, to, after).has(king) {
                     return true;
@@ -662,6 +657,18 @@ impl Position {
             Move::BoardMove { from, .. } => self.board.piece_on(from),
             Move::Drop { piece, .. } => Some(piece),
         }
+    }
+
+    /// The piece `mv` leaves on its destination: the moving piece, promoted
+    /// if the move promotes; `None` if the origin is empty.
+    #[inline(always)]
+    pub fn piece_after(&self, mv: Move) -> Option<Piece> {
+        let piece = self.moving_piece(mv)?;
+        Some(if mv.is_promotion() {
+            piece.promote()
+        } else {
+            piece
+        })
     }
 }
 

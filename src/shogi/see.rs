@@ -61,15 +61,10 @@ impl Position {
         let board = self.board();
         let us = self.side_to_move();
         let (to, mut occupied, mut on_square) = match mv {
-            Move::BoardMove {
-                from,
-                to,
-                promotion,
-            } => {
-                let Some(piece) = board.piece_on(from) else {
+            Move::BoardMove { from, to, .. } => {
+                let Some(piece) = self.piece_after(mv) else {
                     return 0;
                 };
-                let piece = if promotion { piece.promote() } else { piece };
                 (to, board.occupied() & !from.bitboard(), piece)
             }
             Move::Drop { piece, to } => (to, board.occupied() | to.bitboard(), piece),
