@@ -31,9 +31,9 @@ pub struct SearchMemory {
 impl SearchMemory {
     /// An empty memory for searches with `eval`: with an evaluation cache
     /// from the first evaluation on if the evaluator is costly. (A searcher
-    /// handed no cache makes one itself only after its first
-    /// [`super::eval_cache::UNCACHED`] evaluations, which short searches,
-    /// such as the agreement ranker's, never reach.)
+    /// handed no cache makes one itself only after its first 1,024
+    /// evaluations, `eval_cache::UNCACHED`, which short searches, such as
+    /// the agreement ranker's, never reach.)
     pub fn for_evaluator<E: Evaluator + ?Sized>(eval: &E) -> Self {
         Self {
             eval_cache: eval.costly().then(|| Box::new(EvalCache::new())),

@@ -90,7 +90,7 @@ mod table;
 mod tree;
 
 pub use depths::DepthRange;
-pub use eval_cache::EvalCache;
+use eval_cache::EvalCache;
 pub use memory::SearchMemory;
 pub use repetition::{find_repetition, game_path, PathEntry, Repetition};
 use selective::History;
