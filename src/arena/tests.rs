@@ -305,17 +305,12 @@ fn a_clocked_match_searches_by_the_clock_and_loses_no_game_on_time() {
     assert_eq!(report.fault_line(), None, "{:?}", report.games);
     // Every move after the openings was searched by one side, and each side
     // moved in each game (how long a game lasts depends on the clock).
-    let played: usize = report
-        .games
-        .iter()
-        .map(|g| g.moves.len() - g.opening_plies)
-        .sum();
-    let sides = report.side_stats();
-    assert_eq!(
-        sides.iter().map(|s| s.moves as usize).sum::<usize>(),
-        played
-    );
-    for side in sides {
+    for g in &report.games {
+        let moves = g.sides.iter().map(|s| s.moves as usize);
+        assert_eq!(moves.sum::<usize>(), g.moves.len() - g.opening_plies);
+        assert!(g.sides.iter().all(|s| s.moves >= 1), "{:?}", g.sides);
+    }
+    for side in report.side_stats() {
         // 20 ms a move less the 5 ms margin: about 15 ms of search.
         assert!(side.moves >= 2, "{side:?}");
         assert!(side.ms_per_move() >= 12.0, "{side:?}");
