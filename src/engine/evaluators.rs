@@ -41,10 +41,6 @@ impl<E: Evaluator> Evaluator for Scaled<E> {
         self.scaled(self.inner.evaluate_from(pos, acc))
     }
 
-    fn partial_from(&self, pos: &Position, acc: &Accumulator) -> Option<i32> {
-        self.inner.partial_from(pos, acc).map(|v| self.scaled(v))
-    }
-
     crate::eval::forward_sums!();
 }
 
@@ -89,11 +85,6 @@ impl<E: Evaluator> Evaluator for EvalNoise<E> {
 
     fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
         (self.inner.evaluate_from(pos, acc) + self.noise(pos.hash())).clamp(-EVAL_LIMIT, EVAL_LIMIT)
-    }
-
-    fn partial_from(&self, pos: &Position, acc: &Accumulator) -> Option<i32> {
-        let v = self.inner.partial_from(pos, acc)?;
-        Some((v + self.noise(pos.hash())).clamp(-EVAL_LIMIT, EVAL_LIMIT))
     }
 
     crate::eval::forward_sums!();

@@ -66,11 +66,6 @@ impl Evaluator for DynEvaluator {
     fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
         self.0.evaluate_from(pos, acc)
     }
-
-    #[inline]
-    fn partial_from(&self, pos: &Position, acc: &Accumulator) -> Option<i32> {
-        self.0.partial_from(pos, acc)
-    }
 }
 
 /// Builds the evaluator `choice` names.

@@ -89,10 +89,6 @@ impl<E: Evaluator> Evaluator for Grained<E> {
         self.rounded(self.inner.evaluate_from(pos, acc))
     }
 
-    fn partial_from(&self, pos: &Position, acc: &Accumulator) -> Option<i32> {
-        self.inner.partial_from(pos, acc).map(|v| self.rounded(v))
-    }
-
     forward_sums!();
 }
 

@@ -101,15 +101,6 @@ impl FeatureSink for FixedSink<'_> {
     }
 }
 
-/// A fixed-point sum from the view of the side that just moved as
-/// centipawns for the side to move, rounded and clamped to ±[`EVAL_LIMIT`].
-#[inline(always)]
-fn centipawns(sum: i64) -> i32 {
-    let half = 1i64 << (FRACTION_BITS - 1);
-    let centipawns = (-sum + half) >> FRACTION_BITS;
-    centipawns.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
-}
-
 /// `v` in fixed point, saturating (a weight beyond ±32767 centipawns
 /// saturates the evaluation anyway).
 fn fixed(v: f64) -> i64 {
@@ -203,7 +194,9 @@ impl EngineModel {
         for &(set, offset) in &self.full {
             set.visit_raw(pos, view, offset, &mut sink);
         }
-        centipawns(sink.sum)
+        let half = 1i64 << (FRACTION_BITS - 1);
+        let centipawns = (-sink.sum + half) >> FRACTION_BITS;
+        centipawns.clamp(-i64::from(EVAL_LIMIT), i64::from(EVAL_LIMIT)) as i32
     }
 
     /// Adds `sign ×` the terms of `color`'s `piece` on `square` to both views' sums.
@@ -375,16 +368,6 @@ impl Evaluator for EngineModel {
     #[inline]
     fn evaluate_from(&self, pos: &Position, acc: &Accumulator) -> i32 {
         self.value(pos, acc.sum(!pos.side_to_move()))
-    }
-
-    /// The updated parts and the bias, without the `relation` part: `None`
-    /// for a model without one (its value is as cheap).
-    #[inline]
-    fn partial_from(&self, pos: &Position, acc: &Accumulator) -> Option<i32> {
-        if self.full.is_empty() {
-            return None;
-        }
-        Some(centipawns(acc.sum(!pos.side_to_move()) + self.bias))
     }
 }
 

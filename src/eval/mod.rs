@@ -84,16 +84,6 @@ pub trait Evaluator: Sync {
         let _ = acc;
         self.evaluate(pos)
     }
-
-    /// [`Evaluator::evaluate_from`] without the parts summed in full at
-    /// every evaluation: the value of `pos` from its sums alone, a few
-    /// additions, for the playing search's lazy evaluation (which learns
-    /// how far the full value lies from it). `None` (by default) when every
-    /// part is kept in the sums, so the value itself is as cheap.
-    fn partial_from(&self, pos: &Position, acc: &Accumulator) -> Option<i32> {
-        let _ = (pos, acc);
-        None
-    }
 }
 
 /// Piece values on the board and in hand (the `relation` values: P 90 … R 990,

@@ -53,15 +53,6 @@ impl EvalCache {
         }
     }
 
-    /// The remembered value of `pos`, if it was evaluated before and its
-    /// entry kept.
-    #[inline]
-    pub(super) fn get(&self, pos: &Position) -> Option<i32> {
-        let key = pos.hash();
-        let slot = &self.entries[(key & ((1 << BITS) - 1)) as usize];
-        (slot.filled && slot.key == key).then_some(slot.value)
-    }
-
     /// The value of `pos` under the searcher's evaluator: the remembered one
     /// if `pos` was evaluated before and its entry kept, otherwise the value
     /// `compute()` gives, remembered.

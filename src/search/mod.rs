@@ -82,7 +82,6 @@
 pub mod clock;
 mod depths;
 mod eval_cache;
-mod lazy;
 mod memory;
 mod order;
 mod repetition;
@@ -100,7 +99,7 @@ pub use table::{QuiescenceTable, TranspositionTable};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::eval::{Accumulator, Evaluator, EVAL_LIMIT};
+use crate::eval::{Accumulator, Evaluator};
 use crate::shogi::{Move, Position};
 
 /// Score of a side that mates now; a mate in `n` plies is `MATE − n`.
@@ -361,9 +360,6 @@ pub struct Searcher<'a, E: Evaluator + ?Sized> {
     history: selective::History,
     /// Depth of the iteration being searched (of the fixed-depth search).
     iteration_depth: i32,
-    /// How far full values lie from partial ones, for the quiescence's
-    /// lazy stand-pats (`lazy.rs`): used by the selective search only.
-    lazy: lazy::LazyStats,
 }
 
 impl<E: Evaluator + ?Sized> std::fmt::Debug for Searcher<'_, E> {
@@ -488,7 +484,6 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 selective::History::default()
             },
             iteration_depth: 0,
-            lazy: lazy::LazyStats::default(),
         }
     }
 
@@ -751,32 +746,6 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
         }
         compute()
-    }
-
-    /// The stand-pat of `pos`, the position at `ply`, in the quiescence's
-    /// window (`alpha`, `beta`): its static value, or in the selective search
-    /// an estimate from the evaluator's partial value when that lies far
-    /// outside the window (`lazy.rs`).
-    #[inline]
-    pub(super) fn stand_pat(&mut self, pos: &Position, ply: usize, alpha: i32, beta: i32) -> i32 {
-        if !(self.mode.selective && self.incremental) {
-            return self.evaluate(pos, ply);
-        }
-        let Some(partial) = self.eval.partial_from(pos, &self.sums[ply]) else {
-            return self.evaluate(pos, ply);
-        };
-        if let Some(cached) = self.eval_cache.as_deref().and_then(|c| c.get(pos)) {
-            return cached;
-        }
-        if let Some((offset, margin)) = self.lazy.window() {
-            let estimate = (partial + offset).clamp(-EVAL_LIMIT, EVAL_LIMIT);
-            if estimate - margin >= beta || estimate + margin <= alpha {
-                return estimate;
-            }
-        }
-        let value = self.evaluate(pos, ply);
-        self.lazy.observe(value - partial);
-        value
     }
 
     #[inline]

@@ -323,7 +323,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             }
             best = -INFINITY;
         } else {
-            best = self.stand_pat(pos, ply, alpha, beta);
+            best = self.evaluate(pos, ply);
             if best >= beta || ply >= MAX_PLY - 1 {
                 self.move_buffers[ply] = moves;
                 return best;

@@ -213,33 +213,3 @@ fn bias_scale_and_the_clamp_are_read_as_linear_reads_them() {
     linear.bias = 5.0;
     assert_eq!(EngineModel::new(&linear).evaluate(&pos), -EVAL_LIMIT);
 }
-
-#[test]
-fn the_partial_value_is_the_value_of_the_model_without_its_relation_part() {
-    let mut linear = Linear::hashed("relation,material,kp".parse().unwrap(), 1e-3, 13);
-    let with = EngineModel::new(&linear);
-    // The same model with every `relation` weight zero.
-    let parts = linear.features.parts().to_vec();
-    for (i, &(set, offset)) in parts.iter().enumerate() {
-        if set == BaseSet::Relation {
-            let end = parts
-                .get(i + 1)
-                .map_or(linear.weights.len() as u32, |&(_, o)| o);
-            linear.weights[offset as usize..end as usize].fill(0.0);
-        }
-    }
-    let without = EngineModel::new(&linear);
-    let mut differs = 0;
-    for pos in tournament_positions(true) {
-        let mut acc = Accumulator::default();
-        with.refresh(&pos, &mut acc);
-        let partial = with.partial_from(&pos, &acc).expect("a relation part");
-        assert_eq!(partial, without.evaluate(&pos), "{}", pos.to_sfen());
-        differs += usize::from(partial != with.evaluate(&pos));
-    }
-    assert!(differs > 0, "the relation part never counted");
-    assert_eq!(
-        model("material,kp").partial_from(&Position::startpos(), &Accumulator::default()),
-        None
-    );
-}
