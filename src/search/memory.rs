@@ -31,8 +31,8 @@ pub struct SearchMemory {
 impl SearchMemory {
     /// An empty memory for searches with `eval`: with an evaluation cache
     /// from the first evaluation on if the evaluator is costly. (A searcher
-    /// handed no cache makes one itself only after its first 1,024
-    /// evaluations, `eval_cache::UNCACHED`, which short searches, such as
+    /// handed no cache makes one itself only after its first
+    /// `eval_cache::UNCACHED` evaluations, which short searches, such as
     /// the agreement ranker's, never reach.)
     pub fn for_evaluator<E: Evaluator + ?Sized>(eval: &E) -> Self {
         Self {
