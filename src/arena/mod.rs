@@ -10,7 +10,7 @@
 //! match is the same whatever the number of threads; on a clock it depends on
 //! timing. `docs/arena.md` states the rules and formulas.
 //!
-//! - [`referee`] plays one game between two [`Player`]s and decides the
+//! - [`referee`](mod@referee) plays one game between two [`Player`]s and decides the
 //!   ending, faults included (crash, time, illegal move).
 //! - [`side`] makes the players: our search, or an external engine.
 //! - [`clock`] keeps both sides' time in a game.

@@ -1,6 +1,6 @@
 //! One self-play game: the arena's referee with two recording players.
 //!
-//! Both sides are [`GenPlayer`]s sharing one [`GameLog`] (the game's random
+//! Both sides are `GenPlayer`s sharing one `GameLog` (the game's random
 //! generator, the positions searched so far and a pending win claim), so the
 //! referee's rules (checkmate, declaration, sennichite, perpetual check, ply
 //! limit) are the arena's, unchanged. Score adjudication needs no referee

@@ -4,7 +4,7 @@
 //!
 //! - [`openings`]: where games start (bundled training openings plus a file;
 //!   test openings refused).
-//! - [`game`]: one game, refereed by [`crate::arena::referee`], recording its
+//! - [`game`]: one game, refereed by [`crate::arena::referee()`], recording its
 //!   positions ([`play_game`]).
 //! - [`files`]: the output folder (`generate.toml`, `positions/`, `games/`),
 //!   resuming, and chunk files.

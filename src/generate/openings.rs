@@ -4,9 +4,10 @@
 //! Matches judge models from `fixtures/openings/match.sfen` (the last 600
 //! lines of the floodgate-2016 set); a model trained on games from those
 //! positions would be judged on what it learned from. So every opening line
-//! whose final position (board, hands, side to move: [`Position::hash`], then
-//! the SFEN without move number to rule out a hash collision) is the final
-//! position of a match opening is refused and counted.
+//! whose final position (board, hands, side to move:
+//! [`Position::hash`](crate::shogi::Position::hash), then the SFEN without
+//! move number to rule out a hash collision) is the final position of a
+//! match opening is refused and counted.
 
 use std::path::Path;
 

@@ -27,7 +27,7 @@ impl Model {
     ///
     /// `%.17g` of millions of weights was about a third of `fit`'s time on the
     /// 300k synthetic set, so the weights are formatted in parallel: a wave of
-    /// [`FORMAT_CHUNK`]-weight chunks, one per core, is formatted at once (the
+    /// `FORMAT_CHUNK`-weight chunks, one per core, is formatted at once (the
     /// first on this thread, the others on scoped threads) and written in
     /// order. The text is the sequential one, byte for byte. Plain scoped
     /// threads, not rayon's pool: a thread that cannot be started (a memory

@@ -280,7 +280,7 @@ fn filter(color: Color, all: &[Square], to: Square, words: Words) -> Vec<Square>
 }
 
 /// The words a KI2 writer puts after the piece name of `mv` (legal in `pos`)
-/// so that [`resolve`] finds `mv` again: 右/左/直 and 上/引/寄 when several
+/// so that `resolve` finds `mv` again: 右/左/直 and 上/引/寄 when several
 /// pieces of the kind can go there, 打 for a drop where a board piece could
 /// also go, 成 or 不成 when the piece could promote.
 ///

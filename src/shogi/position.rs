@@ -318,7 +318,7 @@ impl Position {
     /// null move and captured a king (a panic with a `kp` model). Its move
     /// generation reads the pins only on the pieces of the side to move, so
     /// the board is kept as it is when those agree with the true pins
-    /// ([`pinned_pieces`]), and otherwise rebuilt from its SFEN, which
+    /// (`pinned_pieces`), and otherwise rebuilt from its SFEN, which
     /// computes the pins afresh. (It was rebuilt whenever either set was not
     /// empty, which took 15% of the playing search's time in `perf`:
     /// `docs/search.md`.)

@@ -13,7 +13,7 @@
 //! - `sigmoid`: `4K·(t − ½)`, the target itself rescaled so that its slope at
 //!   0 is 1: equal to the score near 0, squashed towards ±2K beyond.
 //!
-//! `t = λ·r + (1 − λ)·σ(s / K)` is the learner's ([`Target`]).
+//! `t = λ·r + (1 − λ)·σ(s / K)` is the learner's (`Target`).
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
