@@ -10,8 +10,8 @@
 //! match is the same whatever the number of threads; on a clock it depends on
 //! timing. `docs/arena.md` states the rules and formulas.
 //!
-//! - [`referee`](mod@referee) plays one game between two [`Player`]s and decides the
-//!   ending, faults included (crash, time, illegal move).
+//! - [`referee`](mod@referee) plays one game between two [`Player`]s and
+//!   decides the ending, faults included (crash, time, illegal move).
 //! - [`side`] makes the players: our search, or an external engine.
 //! - [`clock`] keeps both sides' time in a game.
 //! - [`stats`] holds the score, Elo and normalized Elo with 95 % intervals

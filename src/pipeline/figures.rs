@@ -24,8 +24,9 @@ pub struct Figures {
     /// The same games on the clock (`[match] movetime`).
     #[serde(default)]
     pub timed: Option<MatchFigures>,
-    /// Fingerprint of the recipe that made the round ([`recipe_fingerprint`](super::run::recipe_fingerprint)):
-    /// a rerun with another recipe redoes the round instead of reusing it.
+    /// Fingerprint of the recipe that made the round
+    /// ([`recipe_fingerprint`](super::run::recipe_fingerprint)): a rerun with
+    /// another recipe redoes the round instead of reusing it.
     #[serde(default)]
     pub recipe: String,
 }

@@ -79,7 +79,8 @@ pub enum Solver {
     /// Newton's method on the primal (from the dual's weights) when it stalls
     /// ([`super::dual::DualParams::handoff`]): `fit`'s default (docs/svr.md).
     Auto,
-    /// Newton with line search on the primal (liblinear `-s 11`'s objective; [`newton`](super::newton::newton)).
+    /// Newton with line search on the primal (liblinear `-s 11`'s objective;
+    /// [`newton`](super::newton::newton)).
     Primal,
     /// Dual coordinate descent with shrinking (liblinear `-s 12`).
     Dual,
