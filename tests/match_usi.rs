@@ -276,6 +276,121 @@ fn our_engine_over_usi_plays_our_search_game_for_game_whatever_the_jobs() {
     assert_eq!(results[2], results[1], "--jobs 2 against --jobs 1");
 }
 
+/// `match --resume` after an interruption and to more games: the same rows,
+/// records and summary as one uninterrupted run; without `--resume` an
+/// earlier match is refused and left as it was; a resume from other
+/// openings is refused.
+#[test]
+fn a_resumed_match_is_the_match_played_at_once() {
+    let dir = common::dir("match-resume");
+    let base = [
+        "--engine-a",
+        "material",
+        "--engine-b",
+        "material",
+        "--depth",
+        "2",
+        "--max-plies",
+        "80",
+        "--jobs",
+        "2",
+    ];
+    fn plus<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        args
+    }
+    let with = |extra: &[&'static str]| plus(&base, extra);
+    let full = dir.join("full");
+    let (full_line, full_rows) = play(&with(&["--games", "12"]), &full);
+    assert_eq!(full_rows.len(), 12);
+    // A run of 7 games, then cut as an interruption leaves it: the table
+    // still under its temporary name, its last pair incomplete.
+    let part = dir.join("part");
+    play(&with(&["--games", "7"]), &part);
+    // Each kept row's A seconds are marked 99.000: a game counted from the
+    // table keeps them, a game played again does not.
+    let table = std::fs::read_to_string(part.join("results.csv")).unwrap();
+    let marked: Vec<String> = table.lines().map(mark_seconds).collect();
+    let kept: Vec<&str> = marked.iter().take(1 + 5).map(String::as_str).collect();
+    std::fs::write(part.join("results.csv.tmp"), kept.join("\n") + "\n").unwrap();
+    std::fs::remove_file(part.join("results.csv")).unwrap();
+    std::fs::remove_file(part.join("summary.txt")).unwrap();
+    // Without --resume the earlier match is refused, and left as it was.
+    let o = common::run(&{
+        let mut a = vec!["match"];
+        a.extend(plus(
+            &base,
+            &["--games", "12", "-q", "--out", part.to_str().unwrap()],
+        ));
+        a
+    });
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("holds a match already; --resume"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(part.join("results.csv.tmp")).unwrap(),
+        kept.join("\n") + "\n"
+    );
+    // Resumed from other openings: refused.
+    let o = common::run(&{
+        let mut a = vec!["match"];
+        a.extend(with(&[
+            "--games",
+            "12",
+            "--openings-skip",
+            "3",
+            "--resume",
+            "-q",
+        ]));
+        a.extend(["--out", part.to_str().unwrap()]);
+        a
+    });
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("this match opens it with line"), "{err}");
+    // Resumed to 12 games: the match played at once.
+    let (line, rows) = play(&with(&["--games", "12", "--resume"]), &part);
+    assert_eq!(games(&rows), games(&full_rows));
+    let seconds: Vec<&str> = rows.iter().map(|r| r["a_seconds"].as_str()).collect();
+    assert_eq!(
+        &seconds[..4],
+        &["99.000"; 4],
+        "the complete pairs are counted"
+    );
+    assert!(
+        !seconds[4..].contains(&"99.000"),
+        "the incomplete pair is played again"
+    );
+    assert_eq!(line, full_line);
+    for g in 0..12 {
+        assert_eq!(csa(&part, g), csa(&full, g), "game {g}");
+    }
+}
+
+/// A `results.csv` line with its `a_seconds` (the 10th column) set to
+/// 99.000; the header as it is.
+fn mark_seconds(line: &str) -> String {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(line.as_bytes());
+    let record = reader.records().next().unwrap().unwrap();
+    if &record[0] == "game" {
+        return line.to_string();
+    }
+    let fields: Vec<&str> = record
+        .iter()
+        .enumerate()
+        .map(|(i, f)| if i == 9 { "99.000" } else { f })
+        .collect();
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(&fields).unwrap();
+    String::from_utf8(writer.into_inner().unwrap())
+        .unwrap()
+        .trim_end()
+        .to_string()
+}
+
 #[test]
 fn an_engine_that_cannot_start_stops_the_match_before_it_begins() {
     let dir = common::dir("match-usi-missing");

@@ -15,7 +15,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{GameOutcome, MatchConfig, MatchReport};
+use super::{GameEnd, GameOutcome, MatchConfig, MatchReport, Opening, SideStats, Thinking};
 use crate::files::write_atomic;
 use crate::record::csa_writer::to_csa;
 use crate::shogi::Color;
@@ -185,6 +185,151 @@ pub fn summary_text(
         ));
     }
     s
+}
+
+/// The table of an earlier run of a match in `dir`: `results.csv.tmp` when
+/// a run was interrupted, else `results.csv`; `None` when neither is there.
+/// When both are (a resumed run interrupted in turn), the one with more
+/// lines, the temporary one on a tie: a resumed run copies the rows it
+/// counts into its temporary table first, so that is the whole match unless
+/// the run was stopped while copying.
+pub fn earlier_results(dir: &Path) -> Option<PathBuf> {
+    let lines = |path: &Path| {
+        fs::read(path)
+            .ok()
+            .map(|b| b.split(|&c| c == b'\n').count())
+    };
+    let tmp = dir.join("results.csv.tmp");
+    let done = dir.join("results.csv");
+    match (lines(&tmp), lines(&done)) {
+        (Some(t), Some(d)) if d > t => Some(done),
+        (Some(_), _) => Some(tmp),
+        (None, Some(_)) => Some(done),
+        (None, None) => None,
+    }
+}
+
+/// The games of an earlier run of the match in `dir` ([`earlier_results`]),
+/// for [`super::run_sides_after`]: each row with its record
+/// (`games/NNNN.csa`, whose moves it takes), its start and opening those of
+/// the pair's opening in `openings` (as the match selects them), its
+/// searches' figures from the row (a side's depth is its mean times its
+/// moves, rounded). Only games below `games` are read. An error names the
+/// file and the row when a row cannot be read, or does not belong to this
+/// match: another opening (other `--openings`, `--openings-skip` or
+/// `--seed`), A on the other colour, or a record whose players are not
+/// `a_name` and `b_name`.
+pub fn read_done(
+    dir: &Path,
+    openings: &[Opening],
+    games: usize,
+    a_name: &str,
+    b_name: &str,
+) -> Result<Vec<GameOutcome>, String> {
+    let Some(path) = earlier_results(dir) else {
+        return Ok(Vec::new());
+    };
+    let shown = path.display();
+    let mut reader = csv::Reader::from_path(&path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut out = Vec::new();
+    for (i, row) in reader.records().enumerate() {
+        let row = row.map_err(|e| format!("{shown}: {e}"))?;
+        let at = |what: &str| format!("{shown}, row {}: {what}", i + 2);
+        let field = |name: &str, column: usize| {
+            row.get(column)
+                .ok_or_else(|| at(&format!("no {name} column")))
+        };
+        let number = |name: &str, column: usize| -> Result<f64, String> {
+            field(name, column)?
+                .parse::<f64>()
+                .map_err(|_| at(&format!("{name} is not a number")))
+        };
+        let game = number("game", 0)? as usize;
+        if game >= games {
+            continue;
+        }
+        let opening = &openings[(game / 2) % openings.len()];
+        let line = number("opening_line", 1)? as usize;
+        if line != opening.line {
+            return Err(at(&format!(
+                "game {game} opened with line {line}, this match opens it with line {} \
+                 (other --openings, --openings-skip or --seed?)",
+                opening.line
+            )));
+        }
+        let a_color = match field("a_color", 2)? {
+            "black" if game.is_multiple_of(2) => Color::Black,
+            "white" if !game.is_multiple_of(2) => Color::White,
+            other => return Err(at(&format!("A plays {other} in game {game}"))),
+        };
+        let winner = match field("result", 3)? {
+            "win" => Some(a_color),
+            "loss" => Some(!a_color),
+            "draw" => None,
+            other => return Err(at(&format!("unknown result {other}"))),
+        };
+        let end = GameEnd::from_name(field("ending", 4)?, winner)
+            .ok_or_else(|| at("an ending that is unknown or does not fit the result"))?;
+        let record_path = MatchFiles::game_path(dir, game);
+        let text = fs::read_to_string(&record_path)
+            .map_err(|e| format!("{}: {e}", record_path.display()))?;
+        let record = crate::record::csa::read(&text, &record_path)
+            .pop()
+            .ok_or_else(|| format!("{}: no game", record_path.display()))?
+            .map_err(|e| e.to_string())?;
+        let (black, white) = if a_color == Color::Black {
+            (a_name, b_name)
+        } else {
+            (b_name, a_name)
+        };
+        if record.black.as_deref() != Some(black)
+            || record.white.as_deref() != Some(white)
+            || board_of(&record.start) != board_of(&opening.start)
+            || !record.moves.starts_with(&opening.moves)
+        {
+            return Err(format!(
+                "{}: not this match's game {game} (players, start or opening differ)",
+                record_path.display()
+            ));
+        }
+        let mut final_position = opening.start.clone();
+        for &mv in &record.moves {
+            final_position.play_unchecked(mv);
+        }
+        let side = |nodes: usize, seconds: usize, moves: usize, depth: usize| {
+            let moves = number("moves", moves)? as u32;
+            Ok::<_, String>(SideStats {
+                moves,
+                depth: (number("depth", depth)? * f64::from(moves)).round() as u64,
+                nodes: number("nodes", nodes)? as u64,
+                time: Thinking(std::time::Duration::from_secs_f64(
+                    number("seconds", seconds)?.max(0.0),
+                )),
+            })
+        };
+        let detail = field("detail", 17)?;
+        out.push(GameOutcome {
+            game,
+            opening_line: line,
+            a_color,
+            start: opening.start.clone(),
+            opening_plies: opening.moves.len(),
+            moves: record.moves,
+            end,
+            winner,
+            final_position,
+            detail: (!detail.is_empty()).then(|| detail.to_string()),
+            sides: [side(7, 9, 11, 13)?, side(8, 10, 12, 14)?],
+        });
+    }
+    Ok(out)
+}
+
+/// A position's SFEN without its move number, which a CSA record does not keep.
+fn board_of(pos: &crate::shogi::Position) -> String {
+    let sfen = pos.to_sfen();
+    sfen.rsplit_once(' ')
+        .map_or(sfen.clone(), |(board, _)| board.to_string())
 }
 
 /// `text` on one line (a CSA comment, a CSV cell).

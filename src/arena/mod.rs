@@ -490,17 +490,41 @@ pub fn run_sides<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
     b: &Side<'_, B>,
     openings: &[Opening],
     cfg: &MatchConfig,
+    progress: impl FnMut(&GameOutcome),
+) -> MatchReport {
+    run_sides_after(a, b, openings, cfg, Vec::new(), progress)
+}
+
+/// [`run_sides`] continuing an earlier run of the same match: the games in
+/// `done` (whole pairs, as [`files::read_done`] gives them) are not played
+/// again but counted, in game order, with the new ones (`progress` sees
+/// them too), the SPRT included. A match stopped by an interruption and
+/// resumed this way is the match it would have been (on a clock, up to
+/// timing).
+pub fn run_sides_after<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
+    a: &Side<'_, A>,
+    b: &Side<'_, B>,
+    openings: &[Opening],
+    cfg: &MatchConfig,
+    done: Vec<GameOutcome>,
     mut progress: impl FnMut(&GameOutcome),
 ) -> MatchReport {
     assert!(!openings.is_empty(), "a match needs at least one opening");
     let pairs = cfg.games.div_ceil(2);
+    let mut done_pairs: BTreeMap<usize, Vec<GameOutcome>> = BTreeMap::new();
+    for g in done.into_iter().filter(|g| g.game < cfg.games) {
+        done_pairs.entry(g.game / 2).or_default().push(g);
+    }
+    // A pair counts as done only with all its games; the others are replayed.
+    done_pairs.retain(|&k, games| games.len() == (2 * k + 2).min(cfg.games) - 2 * k);
+    let todo: Vec<usize> = (0..pairs).filter(|k| !done_pairs.contains_key(k)).collect();
     let jobs = if cfg.jobs == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     } else {
         cfg.jobs
     }
-    .clamp(1, pairs.max(1));
-    let next_pair = AtomicUsize::new(0);
+    .clamp(1, todo.len().max(1));
+    let next_todo = AtomicUsize::new(0);
     // Pairs after this one are not started (usize::MAX: no decision yet).
     let last_pair = AtomicUsize::new(usize::MAX);
     let mut report = MatchReport {
@@ -514,14 +538,13 @@ pub fn run_sides<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
     let mut pentanomial = Pentanomial::default();
     std::thread::scope(|scope| {
         let (sender, receiver) = mpsc::channel::<(usize, Vec<GameOutcome>)>();
-        for _ in 0..jobs {
+        for _ in 0..jobs.min(todo.len()) {
             let sender = sender.clone();
-            let (next_pair, last_pair) = (&next_pair, &last_pair);
+            let (next_todo, last_pair, todo) = (&next_todo, &last_pair, &todo);
             scope.spawn(move || {
                 let mut seats = [a.seat(cfg), b.seat(cfg)];
-                loop {
-                    let k = next_pair.fetch_add(1, Ordering::Relaxed);
-                    if k >= pairs || k > last_pair.load(Ordering::Relaxed) {
+                while let Some(&k) = todo.get(next_todo.fetch_add(1, Ordering::Relaxed)) {
+                    if k > last_pair.load(Ordering::Relaxed) {
                         break;
                     }
                     let opening = &openings[k % openings.len()];
@@ -539,6 +562,10 @@ pub fn run_sides<A: Evaluator + ?Sized, B: Evaluator + ?Sized>(
         let mut k = 0;
         while k < pairs {
             let games = loop {
+                if let Some(mut games) = done_pairs.remove(&k) {
+                    games.sort_by_key(|g| g.game);
+                    break games;
+                }
                 if let Some(games) = pending.remove(&k) {
                     break games;
                 }

@@ -235,6 +235,26 @@ impl GameEnd {
         }
     }
 
+    /// The end named `name` ([`GameEnd::name`]) of a game won by `winner`
+    /// (`None`: a draw); `None` for an unknown name, or a name that does not
+    /// fit the result (a crash or a perpetual check names its loser).
+    pub fn from_name(name: &str, winner: Option<Color>) -> Option<GameEnd> {
+        let end = match name {
+            "checkmate" => GameEnd::Checkmate,
+            "resign" => GameEnd::Resign,
+            "illegal_move" => GameEnd::IllegalMove,
+            "time_up" => GameEnd::TimeUp,
+            "crash" => GameEnd::Crash { side: !winner? },
+            "sennichite" => GameEnd::Repetition,
+            "oute_sennichite" => GameEnd::PerpetualCheck { checker: !winner? },
+            "kachi" => GameEnd::Declaration,
+            "max_plies" => GameEnd::MaxPlies,
+            _ => return None,
+        };
+        let drawn = matches!(end, GameEnd::Repetition | GameEnd::MaxPlies);
+        (drawn == winner.is_none()).then_some(end)
+    }
+
     /// Whether a player failed (crash, time, illegal move): a fault, not a
     /// result of the play.
     pub fn is_fault(&self) -> bool {

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kifulearn::arena::files::{summary_text, MatchFiles};
+use kifulearn::arena::files::{earlier_results, read_done, summary_text, MatchFiles};
 use kifulearn::arena::openings::DEFAULT_OPENINGS_NAME;
 use kifulearn::arena::{
-    default_openings, read_openings, run_sides, select_openings, EloModel, MatchConfig, Side,
+    default_openings, read_openings, run_sides_after, select_openings, EloModel, MatchConfig, Side,
     SprtConfig, Tally, TimeControl, DEFAULT_DEPTH, DEPTHS,
 };
 use kifulearn::eval::{load_engine_evaluator, DynEvaluator, EvalChoice};
@@ -123,9 +123,15 @@ pub struct Args {
     /// SPRT: type II error rate (with --elo0/--elo1 or --nelo0/--nelo1).
     #[arg(long, default_value_t = kifulearn::arena::stats::DEFAULT_ERROR_RATE, requires = "sprt")]
     beta: f64,
-    /// Write DIR/games/NNNN.csa, DIR/results.csv and DIR/summary.txt.
+    /// Write DIR/games/NNNN.csa, DIR/results.csv and DIR/summary.txt. A DIR
+    /// that holds a match already is refused, unless --resume.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Continue the match in --out DIR (interrupted, or to more --games):
+    /// its complete game pairs count and are not played again; the same
+    /// engines, openings and settings are expected.
+    #[arg(long, requires = "out")]
+    resume: bool,
 }
 
 impl Args {
@@ -187,6 +193,23 @@ pub fn run(args: Args) -> CliResult {
         None => (default_openings(), DEFAULT_OPENINGS_NAME.to_string()),
     };
     let openings = select_openings(openings, args.openings_skip, args.seed);
+    let done = match &args.out {
+        Some(dir) if args.resume => read_done(dir, &openings, cfg.games, &a_name, &b_name)?,
+        Some(dir) => match earlier_results(dir) {
+            Some(path) => {
+                return Err(format!(
+                    "{} holds a match already; --resume continues it, or give another --out",
+                    path.display()
+                )
+                .into())
+            }
+            None => Vec::new(),
+        },
+        None => Vec::new(),
+    };
+    if args.resume {
+        summary!("resumed: {} games of the earlier run counted", done.len());
+    }
     let mut files = match &args.out {
         Some(dir) => Some(
             MatchFiles::create(dir, &a_name, &b_name)
@@ -201,7 +224,7 @@ pub fn run(args: Args) -> CliResult {
     )?;
     let mut tally = Tally::default();
     let mut write_error = None;
-    let report = run_sides(&a, &b, &openings, &cfg, |g| {
+    let report = run_sides_after(&a, &b, &openings, &cfg, done, |g| {
         tally.add(g.score_a());
         if verbosity::verbose() {
             let mut line = format!(
