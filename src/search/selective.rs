@@ -188,13 +188,16 @@ pub(super) fn history_bonus(depth: i32) -> i32 {
 /// Late-move reductions: the plies taken off the search of the `index`-th
 /// move (from 0) of a node of `depth`, when it is quiet, gives no check,
 /// is no killer and the side to move is not in check. Grows with the
-/// logarithms of both (Stockfish's table, halved), one ply less on the
-/// principal variation, and leaves at least one ply.
+/// logarithms of both (`ln d · ln i / 1.5`), one ply less on the principal
+/// variation and one more off it, and leaves at least one ply. Step 10 of
+/// `docs/search.md` (before it `ln d · ln i / 2`, and nothing added off
+/// the principal variation): GSPRT H1 with a learned model on both sides,
+/// rejected with material, which it leaves level.
 pub(super) fn reduction(depth: i32, index: usize, pv: bool) -> i32 {
     if depth < 3 || index < 3 {
         return 0;
     }
-    let r = ((depth as f32).ln() * (index as f32).ln() / 2.0) as i32 - i32::from(pv);
+    let r = ((depth as f32).ln() * (index as f32).ln() / 1.5) as i32 + if pv { -1 } else { 1 };
     r.clamp(0, depth - 2)
 }
 
