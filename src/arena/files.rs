@@ -20,6 +20,29 @@ use crate::files::write_atomic;
 use crate::record::csa_writer::to_csa;
 use crate::shogi::Color;
 
+/// The columns of `results.csv`, in order: written by [`MatchFiles`], read
+/// back by [`read_done`].
+const COLUMNS: [&str; 18] = [
+    "game",
+    "opening_line",
+    "a_color",
+    "result",
+    "ending",
+    "plies",
+    "final_sfen",
+    "a_nodes",
+    "b_nodes",
+    "a_seconds",
+    "b_seconds",
+    "a_moves",
+    "b_moves",
+    "a_depth",
+    "b_depth",
+    "a_ms_per_move",
+    "b_ms_per_move",
+    "detail",
+];
+
 /// Writes a match's files as its games arrive.
 pub struct MatchFiles {
     dir: PathBuf,
@@ -33,26 +56,7 @@ impl MatchFiles {
     pub fn create(dir: &Path, a_name: &str, b_name: &str) -> io::Result<Self> {
         fs::create_dir_all(dir.join("games"))?;
         let mut results = csv::Writer::from_path(dir.join("results.csv.tmp"))?;
-        results.write_record([
-            "game",
-            "opening_line",
-            "a_color",
-            "result",
-            "ending",
-            "plies",
-            "final_sfen",
-            "a_nodes",
-            "b_nodes",
-            "a_seconds",
-            "b_seconds",
-            "a_moves",
-            "b_moves",
-            "a_depth",
-            "b_depth",
-            "a_ms_per_move",
-            "b_ms_per_move",
-            "detail",
-        ])?;
+        results.write_record(COLUMNS)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             a_name: a_name.to_string(),
@@ -235,21 +239,24 @@ pub fn read_done(
     for (i, row) in reader.records().enumerate() {
         let row = row.map_err(|e| format!("{shown}: {e}"))?;
         let at = |what: &str| format!("{shown}, row {}: {what}", i + 2);
-        let field = |name: &str, column: usize| {
-            row.get(column)
+        let field = |name: &str| {
+            COLUMNS
+                .iter()
+                .position(|c| *c == name)
+                .and_then(|column| row.get(column))
                 .ok_or_else(|| at(&format!("no {name} column")))
         };
-        let number = |name: &str, column: usize| -> Result<f64, String> {
-            field(name, column)?
+        let number = |name: &str| -> Result<f64, String> {
+            field(name)?
                 .parse::<f64>()
                 .map_err(|_| at(&format!("{name} is not a number")))
         };
-        let game = number("game", 0)? as usize;
+        let game = number("game")? as usize;
         if game >= games {
             continue;
         }
         let opening = &openings[(game / 2) % openings.len()];
-        let line = number("opening_line", 1)? as usize;
+        let line = number("opening_line")? as usize;
         if line != opening.line {
             return Err(at(&format!(
                 "game {game} opened with line {line}, this match opens it with line {} \
@@ -257,18 +264,18 @@ pub fn read_done(
                 opening.line
             )));
         }
-        let a_color = match field("a_color", 2)? {
+        let a_color = match field("a_color")? {
             "black" if game.is_multiple_of(2) => Color::Black,
             "white" if !game.is_multiple_of(2) => Color::White,
             other => return Err(at(&format!("A plays {other} in game {game}"))),
         };
-        let winner = match field("result", 3)? {
+        let winner = match field("result")? {
             "win" => Some(a_color),
             "loss" => Some(!a_color),
             "draw" => None,
             other => return Err(at(&format!("unknown result {other}"))),
         };
-        let end = GameEnd::from_name(field("ending", 4)?, winner)
+        let end = GameEnd::from_name(field("ending")?, winner)
             .ok_or_else(|| at("an ending that is unknown or does not fit the result"))?;
         let record_path = MatchFiles::game_path(dir, game);
         let text = fs::read_to_string(&record_path)
@@ -296,18 +303,18 @@ pub fn read_done(
         for &mv in &record.moves {
             final_position.play_unchecked(mv);
         }
-        let side = |nodes: usize, seconds: usize, moves: usize, depth: usize| {
-            let moves = number("moves", moves)? as u32;
+        let side = |x: &str| {
+            let moves = number(&format!("{x}_moves"))? as u32;
             Ok::<_, String>(SideStats {
                 moves,
-                depth: (number("depth", depth)? * f64::from(moves)).round() as u64,
-                nodes: number("nodes", nodes)? as u64,
+                depth: (number(&format!("{x}_depth"))? * f64::from(moves)).round() as u64,
+                nodes: number(&format!("{x}_nodes"))? as u64,
                 time: Thinking(std::time::Duration::from_secs_f64(
-                    number("seconds", seconds)?.max(0.0),
+                    number(&format!("{x}_seconds"))?.max(0.0),
                 )),
             })
         };
-        let detail = field("detail", 17)?;
+        let detail = field("detail")?;
         out.push(GameOutcome {
             game,
             opening_line: line,
@@ -319,7 +326,7 @@ pub fn read_done(
             winner,
             final_position,
             detail: (!detail.is_empty()).then(|| detail.to_string()),
-            sides: [side(7, 9, 11, 13)?, side(8, 10, 12, 14)?],
+            sides: [side("a")?, side("b")?],
         });
     }
     Ok(out)
