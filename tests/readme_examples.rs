@@ -58,3 +58,29 @@ fn the_script_lists_every_readme_command_in_order() {
     assert!(stdout.contains("--games 20 "), "{stdout}");
     assert!(stdout.contains("--positions 2000 "), "{stdout}");
 }
+
+/// Issue 36's shape of the README: at most 12,000 characters (a guide, with
+/// the measurements in docs/results.md), and its first 40 lines say what the
+/// tool is, how to install it, and give the two commands (the main job on
+/// the repository's own files, and the tests).
+#[test]
+fn the_readme_stays_a_short_guide() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let chars = readme.chars().count();
+    assert!(
+        chars <= 12_000,
+        "README.md has {chars} characters; move measurements to docs/results.md"
+    );
+    let head: Vec<&str> = readme.lines().take(40).collect();
+    let head = head.join("\n");
+    for needed in [
+        "cargo run --release -- pipeline run pipelines/quickstart.toml",
+        "cargo test --release",
+        "kifulearn learns",
+        "## Install",
+        "cargo install --path .",
+    ] {
+        assert!(head.contains(needed), "the first 40 lines lack {needed:?}");
+    }
+}
