@@ -88,6 +88,7 @@ mod repetition;
 mod selective;
 mod table;
 mod tree;
+pub mod tune;
 
 pub use depths::DepthRange;
 use eval_cache::EvalCache;

@@ -32,8 +32,9 @@
 //!   [`see_margin`] is not searched (a piece dropped where it is taken for
 //!   nothing is a quiet move that no count or margin above catches).
 //! - **Futility**: off the principal variation and out of check, at depth
-//!   ≤ [`FUTILITY_DEPTH`], a node whose static value is
-//!   [`REVERSE_FUTILITY_MARGIN`] a ply above beta returns it, and a quiet
+//!   ≤ [`REVERSE_FUTILITY_DEPTH`], a node whose static value is
+//!   [`REVERSE_FUTILITY_MARGIN`] a ply above beta returns it, and (to
+//!   [`FUTILITY_DEPTH`]) a quiet
 //!   move that gives no check is skipped when the static value is
 //!   [`futility_margin`] below alpha.
 //! - **Static exchange in the quiescence**: a capture whose exchange loses
@@ -51,6 +52,7 @@ use crate::eval::Evaluator;
 use crate::shogi::{piece_value, Move, Piece, Position};
 
 use super::repetition::PathEntry;
+use super::tune::tuned;
 use super::{Searcher, MATE_BOUND};
 
 /// Where the selective search is in the tree.
@@ -67,7 +69,19 @@ pub(super) struct State {
 pub(super) const MATE_ONE_QPLIES: u32 = 1;
 
 /// Null-move pruning starts at this depth.
-const NULL_MOVE_DEPTH: i32 = 2;
+pub(super) const NULL_MOVE_DEPTH: i32 = 2;
+
+/// The null move's reduction: `NULL_MOVE_REDUCTION + depth /
+/// NULL_MOVE_REDUCTION_DIVISOR` plies.
+pub(super) const NULL_MOVE_REDUCTION: i32 = 3;
+/// See [`NULL_MOVE_REDUCTION`].
+pub(super) const NULL_MOVE_REDUCTION_DIVISOR: i32 = 4;
+
+/// The null move is tried at a static value at most this far below beta
+/// (0: at or above beta). 100 was tried with a learned model on both sides:
+/// half the tree to depth 9, GSPRT H0 at 100 ms (`docs/search.md`, "Tried
+/// on step 10").
+pub(super) const NULL_MOVE_MARGIN: i32 = 0;
 
 impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
     /// Null-move pruning at a node of `depth` with the null window
@@ -81,9 +95,9 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         ply: usize,
         static_eval: i32,
     ) -> Option<i32> {
-        if depth < NULL_MOVE_DEPTH
+        if depth < tuned!(NULL_MOVE_DEPTH)
             || self.selective.below_null
-            || static_eval < beta
+            || static_eval < beta - tuned!(NULL_MOVE_MARGIN)
             || beta.abs() >= MATE_BOUND
         {
             return None;
@@ -98,7 +112,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         if self.mode.repetition {
             self.path.push(PathEntry::of(&child));
         }
-        let r = 3 + depth / 4;
+        let r = tuned!(NULL_MOVE_REDUCTION) + depth / tuned!(NULL_MOVE_REDUCTION_DIVISOR);
         let value = -self.negamax(&child, depth - 1 - r, -beta, -beta + 1, ply + 1);
         if self.mode.repetition {
             self.path.pop();
@@ -188,8 +202,9 @@ pub(super) fn history_bonus(depth: i32) -> i32 {
 /// Late-move reductions: the plies taken off the search of the `index`-th
 /// move (from 0) of a node of `depth`, when it is quiet, gives no check,
 /// is no killer and the side to move is not in check. Grows with the
-/// logarithms of both (`ln d · ln i / 1.5`), one ply less on the principal
-/// variation and one more off it, and leaves at least one ply. Step 10 of
+/// logarithms of both (`ln d · ln i /` [`REDUCTION_DIVISOR`]), one ply less
+/// on the principal variation and [`REDUCTION_OFF_PV`] more off it, and
+/// leaves at least one ply. Step 10 of
 /// `docs/search.md` (before it `ln d · ln i / 2`, and nothing added off
 /// the principal variation): GSPRT H1 with a learned model on both sides,
 /// rejected with material, which it leaves level.
@@ -197,9 +212,15 @@ pub(super) fn reduction(depth: i32, index: usize, pv: bool) -> i32 {
     if depth < 3 || index < 3 {
         return 0;
     }
-    let r = ((depth as f32).ln() * (index as f32).ln() / 1.5) as i32 + if pv { -1 } else { 1 };
+    let r = ((depth as f32).ln() * (index as f32).ln() / tuned!(REDUCTION_DIVISOR: f32)) as i32
+        + if pv { -1 } else { tuned!(REDUCTION_OFF_PV) };
     r.clamp(0, depth - 2)
 }
+
+/// See [`reduction`].
+pub(super) const REDUCTION_DIVISOR: f32 = 1.5;
+/// See [`reduction`].
+pub(super) const REDUCTION_OFF_PV: i32 = 1;
 
 /// Late-move pruning works at this depth and below.
 pub(super) const LATE_MOVE_DEPTH: i32 = 6;
@@ -230,16 +251,22 @@ pub(super) fn see_margin(depth: i32, quiet: bool) -> i32 {
 
 /// Futility pruning works at this depth and below.
 pub(super) const FUTILITY_DEPTH: i32 = 3;
+/// Reverse futility works at this depth and below.
+pub(super) const REVERSE_FUTILITY_DEPTH: i32 = 3;
 /// Reverse futility: a static value this much a ply above beta cuts.
 pub(super) const REVERSE_FUTILITY_MARGIN: i32 = 120;
+/// Futility's margin: [`futility_margin`].
+pub(super) const FUTILITY_MARGIN: i32 = 100;
+/// Futility's margin a ply: [`futility_margin`].
+pub(super) const FUTILITY_MARGIN_PER_PLY: i32 = 120;
 /// Delta pruning: a capture is searched only if its victim, plus this,
 /// may lift the stand-pat to alpha.
 pub(super) const DELTA_MARGIN: i32 = 200;
 
 /// Futility: how far below alpha a static value at `depth` must be for a
-/// quiet move that gives no check to be skipped.
+/// quiet move that gives no check to be skipped (`100 + 120·depth`).
 pub(super) fn futility_margin(depth: i32) -> i32 {
-    100 + 120 * depth
+    tuned!(FUTILITY_MARGIN) + tuned!(FUTILITY_MARGIN_PER_PLY) * depth
 }
 
 /// Is the capture `mv` not worth a quiescence search from a stand-pat of
@@ -247,7 +274,8 @@ pub(super) fn futility_margin(depth: i32) -> i32 {
 /// its victim cannot bring the stand-pat within [`DELTA_MARGIN`] of alpha.
 pub(super) fn futile_capture(pos: &Position, mv: Move, stand_pat: i32, alpha: i32) -> bool {
     let victim = pos.captured_by(mv).map_or(0, piece_value);
-    (!mv.is_promotion() && stand_pat + victim + DELTA_MARGIN <= alpha) || losing_capture(pos, mv)
+    (!mv.is_promotion() && stand_pat + victim + tuned!(DELTA_MARGIN) <= alpha)
+        || losing_capture(pos, mv)
 }
 
 /// Does the capture `mv` lose its exchange? Only a dearer piece taking a

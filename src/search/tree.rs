@@ -5,7 +5,12 @@ use crate::eval::Evaluator;
 use crate::shogi::{CheckZone, Move, Position};
 
 use super::repetition::{find_repetition, PathEntry, Repetition};
+use super::selective::{
+    FUTILITY_DEPTH, LATE_MOVE_DEPTH, REVERSE_FUTILITY_DEPTH, REVERSE_FUTILITY_MARGIN,
+    SEE_PRUNING_DEPTH,
+};
 use super::table::{score_from_tt, score_to_tt, Bound, Entry};
+use super::tune::tuned;
 use super::{selective, MoveOrder, Searcher, INFINITY, MATE, MATE_BOUND, MAX_PLY};
 
 impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
@@ -62,8 +67,8 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
         if selective && !pv_node && !in_check {
             let eval = self.evaluate(pos, ply);
             static_eval = Some(eval);
-            if depth <= selective::FUTILITY_DEPTH
-                && eval - selective::REVERSE_FUTILITY_MARGIN * depth >= beta
+            if depth <= tuned!(REVERSE_FUTILITY_DEPTH)
+                && eval - tuned!(REVERSE_FUTILITY_MARGIN) * depth >= beta
                 && eval < MATE_BOUND
             {
                 return eval;
@@ -106,7 +111,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 && !pv_node
                 && !in_check
                 && i > 0
-                && depth <= selective::LATE_MOVE_DEPTH
+                && depth <= tuned!(LATE_MOVE_DEPTH)
                 && quiets_searched >= selective::late_move_limit(depth)
                 && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
             {
@@ -116,7 +121,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
             // cannot lift a static value this far below alpha.
             if quiet
                 && i > 0
-                && depth <= selective::FUTILITY_DEPTH
+                && depth <= tuned!(FUTILITY_DEPTH)
                 && static_eval.is_some_and(|e| e + selective::futility_margin(depth) <= alpha)
                 && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
             {
@@ -130,7 +135,7 @@ impl<'a, E: Evaluator + ?Sized> Searcher<'a, E> {
                 && ply > 0
                 && i > 0
                 && !in_check
-                && depth <= selective::SEE_PRUNING_DEPTH
+                && depth <= tuned!(SEE_PRUNING_DEPTH)
                 && best > -MATE_BOUND
                 && !pos.see_ge(mv, -selective::see_margin(depth, quiet))
                 && !pos.gives_check_near(zone.get_or_insert_with(|| pos.check_zone()), mv)
