@@ -33,10 +33,9 @@
 //!   nothing is a quiet move that no count or margin above catches).
 //! - **Futility**: off the principal variation and out of check, at depth
 //!   ≤ [`REVERSE_FUTILITY_DEPTH`], a node whose static value is
-//!   [`REVERSE_FUTILITY_MARGIN`] a ply above beta returns it, and (to
-//!   [`FUTILITY_DEPTH`]) a quiet
-//!   move that gives no check is skipped when the static value is
-//!   [`futility_margin`] below alpha.
+//!   [`REVERSE_FUTILITY_MARGIN`] a ply above beta returns it, and at depth
+//!   ≤ [`FUTILITY_DEPTH`] a quiet move that gives no check is skipped when
+//!   the static value is [`futility_margin`] below alpha.
 //! - **Static exchange in the quiescence**: a capture whose exchange loses
 //!   ([`Position::see`]), or whose victim cannot lift the stand-pat to
 //!   alpha with [`DELTA_MARGIN`] to spare, is not searched
@@ -204,10 +203,10 @@ pub(super) fn history_bonus(depth: i32) -> i32 {
 /// is no killer and the side to move is not in check. Grows with the
 /// logarithms of both (`ln d · ln i /` [`REDUCTION_DIVISOR`]), one ply less
 /// on the principal variation and [`REDUCTION_OFF_PV`] more off it, and
-/// leaves at least one ply. Step 10 of
-/// `docs/search.md` (before it `ln d · ln i / 2`, and nothing added off
-/// the principal variation): GSPRT H1 with a learned model on both sides,
-/// rejected with material, which it leaves level.
+/// leaves at least one ply. Step 10 of `docs/search.md` (before it
+/// `ln d · ln i / 2`, and nothing added off the principal variation): GSPRT
+/// H1 with a learned model on both sides, rejected with material, which it
+/// leaves level.
 pub(super) fn reduction(depth: i32, index: usize, pv: bool) -> i32 {
     if depth < 3 || index < 3 {
         return 0;
@@ -264,7 +263,8 @@ pub(super) const FUTILITY_MARGIN_PER_PLY: i32 = 120;
 pub(super) const DELTA_MARGIN: i32 = 200;
 
 /// Futility: how far below alpha a static value at `depth` must be for a
-/// quiet move that gives no check to be skipped (`100 + 120·depth`).
+/// quiet move that gives no check to be skipped: [`FUTILITY_MARGIN`] +
+/// [`FUTILITY_MARGIN_PER_PLY`] · `depth`.
 pub(super) fn futility_margin(depth: i32) -> i32 {
     tuned!(FUTILITY_MARGIN) + tuned!(FUTILITY_MARGIN_PER_PLY) * depth
 }
