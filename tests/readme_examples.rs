@@ -6,9 +6,13 @@
 use std::path::Path;
 use std::process::Command;
 
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md")
+}
+
 fn readme_commands() -> Vec<String> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+    let readme = readme();
     let mut inside = false;
     let mut out = Vec::new();
     for line in readme.lines() {
@@ -65,8 +69,7 @@ fn the_script_lists_every_readme_command_in_order() {
 /// the repository's own files, and the tests).
 #[test]
 fn the_readme_stays_a_short_guide() {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README.md");
+    let readme = readme();
     let chars = readme.chars().count();
     assert!(
         chars <= 12_000,
