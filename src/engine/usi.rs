@@ -33,6 +33,9 @@
 //!   `stop`, like `go infinite`.
 //! - `bestmove resign` when the side to move has no legal move; `bestmove win`
 //!   when it may declare an entering-king win ([`can_declare_win`]).
+//! - A search that panics (a bug) answers `info string the search failed …`
+//!   and `bestmove resign`, the panic's message on stderr; the engine goes on
+//!   with the next command instead of leaving the GUI without a `bestmove`.
 //! - Time: [`crate::search::clock`] decides, for the USI engine and matches
 //!   alike. `go movetime T` searches `T − clamp(T/20, 5, 150)` ms (90–100 % of
 //!   `T` from 100 ms on); with a clock a move may use `time/30 + inc + byoyomi`,
@@ -689,11 +692,35 @@ struct SearchJob<W: Write + Send + 'static> {
 
 impl<W: Write + Send + 'static> SearchJob<W> {
     fn run<E: Evaluator>(self, evaluator: &E) {
-        let bestmove = if can_declare_win(&self.pos) {
+        // A search that panics (a bug) still answers: the panic's message
+        // has gone to stderr, the GUI gets a line that says so and a
+        // `bestmove`, instead of waiting for one until its clock runs out.
+        let answer =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.bestmove(evaluator)));
+        let bestmove = answer.unwrap_or_else(|_| {
+            write_line(
+                &self.out,
+                "info string the search failed (a bug: see stderr); resigning",
+            );
+            "bestmove resign".to_string()
+        });
+        // USI: after `go infinite` or `go ponder`, bestmove waits for stop (or ponderhit).
+        while self.control.untimed.load(Ordering::Relaxed)
+            && !self.control.stop.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        write_line(&self.out, &bestmove);
+    }
+
+    /// The `bestmove` line of the search of the job's position.
+    fn bestmove<E: Evaluator>(&self, evaluator: &E) -> String {
+        if can_declare_win(&self.pos) {
             "bestmove win".to_string()
         } else {
             let mut tt = self.tt.lock().unwrap_or_else(|e| e.into_inner());
-            let mut searcher = Searcher::player(evaluator, &mut tt, &self.control, self.limits);
+            let mut searcher =
+                Searcher::player(evaluator, &mut tt, &self.control, self.limits.clone());
             // The previous search's memory (forgotten whenever the
             // evaluation changes, so a cached value is the value), or a
             // fresh one.
@@ -719,14 +746,7 @@ impl<W: Write + Send + 'static> SearchJob<W> {
                     }
                 }
             }
-        };
-        // USI: after `go infinite` or `go ponder`, bestmove waits for stop (or ponderhit).
-        while self.control.untimed.load(Ordering::Relaxed)
-            && !self.control.stop.load(Ordering::Relaxed)
-        {
-            std::thread::sleep(Duration::from_millis(2));
         }
-        write_line(&self.out, &bestmove);
     }
 }
 

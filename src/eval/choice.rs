@@ -49,6 +49,14 @@ impl EvalChoice {
 #[derive(Clone)]
 pub struct DynEvaluator(Arc<dyn Evaluator + Send + Sync>);
 
+impl DynEvaluator {
+    /// `eval`, chosen at run time (an evaluator of one's own in the USI
+    /// engine or a match, beside those [`load_evaluator`] builds).
+    pub fn new(eval: impl Evaluator + Send + 'static) -> Self {
+        Self(Arc::new(eval))
+    }
+}
+
 impl Evaluator for DynEvaluator {
     #[inline]
     fn evaluate(&self, pos: &Position) -> i32 {
@@ -71,8 +79,8 @@ impl Evaluator for DynEvaluator {
 /// Builds the evaluator `choice` names.
 pub fn load_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
     match choice {
-        EvalChoice::Material => Ok(DynEvaluator(Arc::new(Material))),
-        EvalChoice::Model(path) => Ok(DynEvaluator(Arc::new(load_linear(path)?))),
+        EvalChoice::Material => Ok(DynEvaluator::new(Material)),
+        EvalChoice::Model(path) => Ok(DynEvaluator::new(load_linear(path)?)),
     }
 }
 
@@ -84,7 +92,7 @@ pub fn load_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
 pub fn load_engine_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String> {
     let (eval, grain) = load_engine_parts(choice)?;
     Ok(if grain > 1 {
-        DynEvaluator(Arc::new(Grained::new(eval, grain as i32)))
+        DynEvaluator::new(Grained::new(eval, grain as i32))
     } else {
         eval
     })
@@ -95,11 +103,11 @@ pub fn load_engine_evaluator(choice: &EvalChoice) -> Result<DynEvaluator, String
 /// option, whose default 0 takes this grain.
 pub fn load_engine_parts(choice: &EvalChoice) -> Result<(DynEvaluator, u32), String> {
     match choice {
-        EvalChoice::Material => Ok((DynEvaluator(Arc::new(Material)), 1)),
+        EvalChoice::Material => Ok((DynEvaluator::new(Material), 1)),
         EvalChoice::Model(path) => {
             let (linear, meta) = load_linear_with_meta(path)?;
             let grain = meta.and_then(|m| m.grain).unwrap_or(1).max(1);
-            Ok((DynEvaluator(Arc::new(EngineModel::new(&linear))), grain))
+            Ok((DynEvaluator::new(EngineModel::new(&linear)), grain))
         }
     }
 }

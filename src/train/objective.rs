@@ -305,7 +305,7 @@ impl<'a, V: Value> Rows<'a, V> {
 /// `Σ max(0, |rᵢ| − p)²` over the residuals `r(i)`, `i < n`: the loss part of
 /// the primal objective, in parallel and deterministic ([`chunked_sum`]). The
 /// one definition of the tube loss, for the objective, its evaluation at a
-/// point ([`primal_value`], [`SvrFun`]) and along a Newton direction.
+/// point ([`primal_value`], [`L2SvrObjective`]) and along a Newton direction.
 fn tube_loss(n: usize, p: f64, residual: impl Fn(usize) -> f64 + Sync) -> f64 {
     chunked_sum(n, |i| {
         let d = residual(i).abs() - p;

@@ -139,6 +139,42 @@ fn infinite_search_waits_for_stop_and_isready_is_answered_meanwhile() {
     assert!(text.contains("info depth 1 seldepth"), "{text}");
 }
 
+/// An evaluator with a bug: it panics.
+struct Panics;
+
+use crate::eval::Material;
+
+impl Evaluator for Panics {
+    fn evaluate(&self, _: &Position) -> i32 {
+        panic!("an evaluator bug (this test's: the panic is expected)")
+    }
+}
+
+#[test]
+fn a_search_that_panics_still_answers_and_the_engine_goes_on() {
+    let out = Shared::default();
+    let mut engine = UsiEngine::new(out.clone(), EvalChoice::Material).unwrap();
+    engine.evaluator = DynEvaluator::new(Panics);
+    engine.handle_line("position startpos moves 7g7f");
+    engine.handle_line("go depth 3");
+    engine.finish_search(false);
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert!(
+        lines.contains(&"info string the search failed (a bug: see stderr); resigning".into()),
+        "{text}"
+    );
+    assert_eq!(bestmoves(&lines), ["bestmove resign"]);
+    // The next search, with an evaluator that works, answers with a move.
+    engine.evaluator = DynEvaluator::new(Material);
+    engine.handle_line("go depth 2");
+    engine.finish_search(false);
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let best = text.lines().rfind(|l| l.starts_with("bestmove")).unwrap();
+    let mv = best.split_whitespace().nth(1).unwrap();
+    assert!(engine.position().unwrap().parse_move(mv).is_ok(), "{best}");
+}
+
 #[test]
 fn mated_side_resigns_and_mate_in_one_is_reported_as_mate() {
     let lines = session(
