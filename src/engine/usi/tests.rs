@@ -1,4 +1,5 @@
 use super::*;
+use crate::eval::Material;
 
 /// A writer the test keeps a handle on while the engine owns a clone.
 #[derive(Clone, Default)]
@@ -14,15 +15,25 @@ impl Write for Shared {
     }
 }
 
+impl Shared {
+    /// Everything written so far.
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+/// Asserts that the last `bestmove` in `text` names a legal move of the
+/// engine's position.
+fn assert_last_bestmove_is_legal<W: Write + Send + 'static>(engine: &UsiEngine<W>, text: &str) {
+    let best = text.lines().rfind(|l| l.starts_with("bestmove")).unwrap();
+    let mv = best.split_whitespace().nth(1).unwrap();
+    assert!(engine.position().unwrap().parse_move(mv).is_ok(), "{best}");
+}
+
 fn session(script: &str) -> Vec<String> {
     let out = Shared::default();
     run(script.as_bytes(), out.clone(), EvalChoice::Material).unwrap();
-    let bytes = out.0.lock().unwrap().clone();
-    String::from_utf8(bytes)
-        .unwrap()
-        .lines()
-        .map(str::to_string)
-        .collect()
+    out.text().lines().map(str::to_string).collect()
 }
 
 fn bestmoves(lines: &[String]) -> Vec<String> {
@@ -106,7 +117,7 @@ fn illegal_move_in_position_is_reported_and_clears_the_position() {
     engine.handle_line("position startpos moves 7g7f 7g7f");
     assert!(engine.position().is_none());
     engine.handle_line("go depth 1");
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     assert_eq!(
         text,
         "info string position cleared: move 7g7f (2) is not legal in \
@@ -127,22 +138,18 @@ fn infinite_search_waits_for_stop_and_isready_is_answered_meanwhile() {
     engine.handle_line("go infinite");
     std::thread::sleep(Duration::from_millis(300));
     engine.handle_line("isready");
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     assert!(text.contains("readyok"));
     assert!(!text.contains("bestmove"), "{text}");
     engine.handle_line("stop");
     engine.finish_search(false);
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-    let best = text.lines().find(|l| l.starts_with("bestmove")).unwrap();
-    let mv = best.split_whitespace().nth(1).unwrap();
-    assert!(engine.position().unwrap().parse_move(mv).is_ok(), "{best}");
+    let text = out.text();
+    assert_last_bestmove_is_legal(&engine, &text);
     assert!(text.contains("info depth 1 seldepth"), "{text}");
 }
 
 /// An evaluator with a bug: it panics.
 struct Panics;
-
-use crate::eval::Material;
 
 impl Evaluator for Panics {
     fn evaluate(&self, _: &Position) -> i32 {
@@ -158,7 +165,7 @@ fn a_search_that_panics_still_answers_and_the_engine_goes_on() {
     engine.handle_line("position startpos moves 7g7f");
     engine.handle_line("go depth 3");
     engine.finish_search(false);
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     let lines: Vec<String> = text.lines().map(str::to_string).collect();
     assert!(
         lines.contains(&"info string the search failed (a bug: see stderr); resigning".into()),
@@ -169,10 +176,7 @@ fn a_search_that_panics_still_answers_and_the_engine_goes_on() {
     engine.evaluator = DynEvaluator::new(Material);
     engine.handle_line("go depth 2");
     engine.finish_search(false);
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-    let best = text.lines().rfind(|l| l.starts_with("bestmove")).unwrap();
-    let mv = best.split_whitespace().nth(1).unwrap();
-    assert!(engine.position().unwrap().parse_move(mv).is_ok(), "{best}");
+    assert_last_bestmove_is_legal(&engine, &out.text());
 }
 
 #[test]
@@ -202,9 +206,7 @@ fn ponder_waits_for_ponderhit_then_answers_within_its_time() {
     engine.handle_line("position startpos moves 2g2f 8c8d");
     engine.handle_line("go ponder btime 0 wtime 0 byoyomi 400");
     std::thread::sleep(Duration::from_millis(600));
-    assert!(!String::from_utf8(out.0.lock().unwrap().clone())
-        .unwrap()
-        .contains("bestmove"));
+    assert!(!out.text().contains("bestmove"));
     let t = Instant::now();
     engine.handle_line("ponderhit");
     engine.finish_search(false);
@@ -215,7 +217,7 @@ fn ponder_waits_for_ponderhit_then_answers_within_its_time() {
         "{:?}",
         t.elapsed()
     );
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     assert_eq!(
         text.lines().filter(|l| l.starts_with("bestmove")).count(),
         1
@@ -240,7 +242,7 @@ fn options_are_applied_and_model_files_are_loaded() {
         (o.hash_mb, o.eval_noise, o.depth, o.ponder),
         (32, 40, 2, true)
     );
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     assert_eq!(
         text,
         "info string ModelFile not loaded, still using material: \
@@ -270,7 +272,7 @@ fn options_are_applied_and_model_files_are_loaded() {
     engine.handle_line("position startpos moves 7g7f 3c3d");
     engine.handle_line("go depth 1");
     engine.handle_line("quit");
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     assert!(text.contains("bestmove "), "{text}");
 
     // Loaded by ModelFile: named; then a missing file keeps it, and says so.
@@ -281,7 +283,7 @@ fn options_are_applied_and_model_files_are_loaded() {
         path.display()
     ));
     engine.handle_line("setoption name ModelFile value /nonexistent/x.model");
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+    let text = out.text();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
@@ -402,7 +404,7 @@ fn the_evaluation_cache_is_kept_only_while_the_evaluator_is_the_same() {
             engine.handle_line("position startpos moves 7g7f 3c3d 2g2f 8c8d");
             engine.handle_line("go depth 3");
             engine.finish_search(false);
-            let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
+            let text = out.text();
             let scores: Vec<String> = text
                 .lines()
                 .filter(|l| l.starts_with("info depth") || l.starts_with("bestmove"))
