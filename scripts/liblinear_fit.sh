@@ -51,3 +51,6 @@ q() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }
   printf 'data = %s\n' "$(q "$dir")"
 } >"$model.meta.toml.tmp"
 mv "$model.meta.toml.tmp" "$model.meta.toml"
+if grep -q '^prior = ' "$toml"; then
+  echo "note: $dir holds residual rows: add their prior back with kifulearn dataset add-prior $model --rows $dir --out MODEL" >&2
+fi

@@ -172,17 +172,10 @@ fn check_model(name: &str, model: &Path, all: &Path, theirs: &[f64], leaves: &[(
     assert_eq!(records, 4, "{name}: one CSA record a game");
 }
 
-#[test]
-fn liblinear_and_sklearn_fit_the_same_position_rows_and_their_models_play() {
-    let liblinear = common::peer(
-        Command::new("liblinear-train").output().is_ok(),
-        "liblinear-train (liblinear-tools)",
-    );
-    let sklearn = common::have_python("sklearn, scipy, numpy", "scikit-learn");
-    if !liblinear && !sklearn {
-        return;
-    }
-    let dir = common::dir("peers_position_rows");
+/// 300 positions `generate` writes at depth 1 in `dir/gen`, and their
+/// position rows (raw score labels, no qid: liblinear refuses qid:N) in
+/// `dir/rows`.
+fn generated_rows(dir: &Path) -> (PathBuf, PathBuf) {
     let gen = dir.join("gen");
     common::run_ok(&[
         "generate",
@@ -198,7 +191,6 @@ fn liblinear_and_sklearn_fit_the_same_position_rows_and_their_models_play() {
         "1",
         "-q",
     ]);
-    // Position rows with raw score labels, no qid (liblinear refuses qid:N).
     let rows = dir.join("rows");
     common::run_ok(&[
         "positions",
@@ -211,6 +203,21 @@ fn liblinear_and_sklearn_fit_the_same_position_rows_and_their_models_play() {
         "0",
         "-q",
     ]);
+    (gen, rows)
+}
+
+#[test]
+fn liblinear_and_sklearn_fit_the_same_position_rows_and_their_models_play() {
+    let liblinear = common::peer(
+        Command::new("liblinear-train").output().is_ok(),
+        "liblinear-train (liblinear-tools)",
+    );
+    let sklearn = common::have_python("sklearn, scipy, numpy", "scikit-learn");
+    if !liblinear && !sklearn {
+        return;
+    }
+    let dir = common::dir("peers_position_rows");
+    let (gen, rows) = generated_rows(&dir);
     let data = read_paths(&[&rows]).unwrap();
     let leaves = leaves(&gen);
     assert!(leaves.len() >= 300, "{}", leaves.len());
@@ -276,5 +283,142 @@ fn liblinear_and_sklearn_fit_the_same_position_rows_and_their_models_play() {
             .map(|(p, y)| (p - y).powi(2))
             .sum();
         assert!(sse < 0.5 * total, "r² {}", 1.0 - sse / total);
+    }
+}
+
+/// Residual rows give a peer the prior it lacks (`kifulearn dataset
+/// residual`, `dataset add-prior`): `fit svr --prior material` and the same
+/// fit with no prior on the residual rows, the prior added back, are the
+/// same model bit for bit (the residual labels are written in round-trip
+/// form); liblinear on the residual rows, the prior added back, predicts
+/// every row as `fit svr --prior material` does (1e-4 model units, 1 cp).
+/// The prior is checked: rows that are not residuals, and a prior file
+/// changed since, are refused.
+#[test]
+fn residual_rows_give_the_peers_the_svr_prior() {
+    let dir = common::dir("peers_residual_rows");
+    let (_, rows) = generated_rows(&dir);
+    let arg = |p: &Path| p.to_str().unwrap().to_string();
+    let add_prior = |fitted: &Path, rows: &Path, out: &Path| {
+        common::run(&[
+            "dataset",
+            "add-prior",
+            &arg(fitted),
+            "--rows",
+            &arg(rows),
+            "--out",
+            &arg(out),
+        ])
+    };
+    let residual_rows = |prior: &str, out: &Path| {
+        common::run(&[
+            "dataset",
+            "residual",
+            &arg(&rows),
+            "--prior",
+            prior,
+            "--out",
+            &arg(out),
+        ])
+    };
+    let fit = |data: &Path, prior: &str, out: &Path| {
+        common::run_ok(&[
+            "fit",
+            "svr",
+            &arg(data),
+            "-c",
+            C,
+            "-p",
+            "0",
+            "--prior",
+            prior,
+            "--jobs",
+            "1",
+            "--out",
+            &arg(out),
+            "-q",
+        ]);
+    };
+    let direct = dir.join("direct.txt");
+    fit(&rows, "material", &direct);
+    let residual = dir.join("residual");
+    assert!(residual_rows("material", &residual).status.success());
+    let toml = std::fs::read_to_string(residual.join("dataset.toml")).unwrap();
+    assert!(toml.contains("\nprior = \"material\"\n"), "{toml}");
+    // A second run does not write over the first.
+    let again = residual_rows("material", &residual);
+    assert!(!again.status.success());
+    let fitted = dir.join("v.txt");
+    fit(&residual, "zero", &fitted);
+    let sum = dir.join("sum.txt");
+    assert!(add_prior(&fitted, &residual, &sum).status.success());
+    let want = kifulearn::model::Model::load(&direct).unwrap();
+    let got = kifulearn::model::Model::load(&sum).unwrap();
+    assert_eq!(got.features, FEATURES);
+    assert!(want.w.iter().any(|&w| w != 0.0));
+    assert_eq!(
+        got.w, want.w,
+        "fit svr --prior against residual rows + add-prior"
+    );
+    // The original rows carry no prior to add back.
+    let refused = add_prior(&fitted, &rows, &dir.join("x.txt"));
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("names no prior"));
+
+    // A model file as the prior: its hash is kept, and a change refused.
+    let prior = dir.join("prior.txt");
+    std::fs::copy(&direct, &prior).unwrap();
+    std::fs::copy(
+        kifulearn::model::meta_path(&direct),
+        kifulearn::model::meta_path(&prior),
+    )
+    .unwrap();
+    let residual2 = dir.join("residual2");
+    assert!(residual_rows(&arg(&prior), &residual2).status.success());
+    let data = read_paths(&[&rows]).unwrap();
+    let data2 = read_paths(&[&residual2]).unwrap();
+    let row = |i: usize| {
+        data.x
+            .outer_view(i)
+            .map(|v| (v.indices().to_vec(), v.data().to_vec()))
+            .unwrap()
+    };
+    for (i, (y, r)) in data.y.iter().zip(&data2.y).enumerate() {
+        let (idx, val) = row(i);
+        let p = want.predict_row(&idx, &val);
+        // The prior is read as `fit --prior` reads it, through `f32` centipawns.
+        assert!((y - p - r).abs() <= 1e-6, "row {i}: {y} - {p} != {r}");
+    }
+    std::fs::write(
+        kifulearn::model::meta_path(&prior),
+        "features = \"material,kp\"\n",
+    )
+    .unwrap();
+    let changed = add_prior(&fitted, &residual2, &dir.join("y.txt"));
+    assert!(!changed.status.success());
+    assert!(String::from_utf8_lossy(&changed.stderr).contains("changed since"));
+
+    if !common::peer(
+        Command::new("liblinear-train").output().is_ok(),
+        "liblinear-train (liblinear-tools)",
+    ) {
+        return;
+    }
+    let ll = dir.join("liblinear.model");
+    run(Command::new("bash")
+        .arg(repo("scripts/liblinear_fit.sh"))
+        .arg(&residual)
+        .arg(&ll)
+        .args(["-c", C]));
+    let ll_sum = dir.join("liblinear-sum.txt");
+    assert!(add_prior(&ll, &residual, &ll_sum).status.success());
+    let theirs = kifulearn::model::Model::load(&ll_sum).unwrap();
+    for i in 0..data.y.len() {
+        let (idx, val) = row(i);
+        let (a, b) = (want.predict_row(&idx, &val), theirs.predict_row(&idx, &val));
+        assert!(
+            (a - b).abs() <= 1e-4,
+            "row {i}: fit svr --prior {a}, liblinear + prior {b}"
+        );
     }
 }

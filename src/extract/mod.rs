@@ -804,6 +804,8 @@ where
             labeller_hash: options.labeller.hash.clone(),
         }),
         target: None,
+        prior: None,
+        prior_hash: None,
     };
     info.write(dir)?;
     Ok(RunSummary {

@@ -107,6 +107,16 @@ pub struct DatasetInfo {
     /// The target of position rows.
     #[serde(default)]
     pub target: Option<TargetInfo>,
+    /// Set on residual rows (`kifulearn dataset residual`): the labels are
+    /// the first folder's minus this prior's value of each row (`material`,
+    /// or a model file as given), and a model fitted to them needs the
+    /// prior added back (`kifulearn dataset add-prior`).
+    #[serde(default)]
+    pub prior: Option<String>,
+    /// FNV-1a 64 of the prior model file and its sidecar (`""` for
+    /// `material`), checked when the prior is added back.
+    #[serde(default)]
+    pub prior_hash: Option<String>,
 }
 
 impl DatasetInfo {
@@ -149,6 +159,12 @@ impl DatasetInfo {
         }
         let _ = writeln!(s, "shard = {}", q(&self.shard));
         let _ = writeln!(s, "program = {}", q(&self.program));
+        if let Some(p) = &self.prior {
+            let _ = writeln!(s, "prior = {}", q(p));
+        }
+        if let Some(h) = &self.prior_hash {
+            let _ = writeln!(s, "prior_hash = {}", q(h));
+        }
         if let Some(l) = &self.label {
             s.push_str("\n[label]\n");
             let _ = writeln!(s, "margin = {}", l.margin);
@@ -321,6 +337,8 @@ mod tests {
                 labeller_hash: String::new(),
             }),
             target: None,
+            prior: None,
+            prior_hash: None,
         }
     }
 

@@ -28,6 +28,7 @@ pub mod positions_stream;
 pub mod prior;
 pub mod progress;
 pub mod ranking;
+pub mod residual;
 pub mod step;
 pub mod streaming;
 pub mod svr;

@@ -257,6 +257,8 @@ impl PositionRows {
                 teacher: teacher.into(),
                 teacher_depth,
             }),
+            prior: None,
+            prior_hash: None,
         };
         info.write(&self.dir)?;
         Ok(info)
