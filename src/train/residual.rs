@@ -15,7 +15,7 @@
 
 use std::fs;
 use std::io::{self, BufRead, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::prior::{named_prior_model_units, residual_label};
 use crate::extract::Labelling;
@@ -64,19 +64,6 @@ fn prior_weights(features: &str, prior: &str) -> Result<Vec<f64>, String> {
     named_prior_model_units(&set, prior).map_err(|e| e.to_string())
 }
 
-/// The row files of a dataset folder, in name order (the order every reader
-/// takes them in).
-fn row_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let rows = dir.join(ROWS_DIR);
-    let mut files: Vec<PathBuf> = fs::read_dir(&rows)
-        .map_err(|e| format!("{}: {e}", rows.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "svm"))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
 /// Writes `out`, a dataset folder with the rows of `dir` and labels
 /// `y − w0·x` for the prior `prior` (`material` or a model file, in model
 /// units as `fit --prior` reads it). Each row's features are copied as
@@ -105,7 +92,7 @@ pub fn write_residual_rows(dir: &Path, prior: &str, out: &Path) -> Result<Residu
             out.display()
         ));
     }
-    let files = row_files(dir)?;
+    let files = crate::libsvm::expand_paths(&[dir.join(ROWS_DIR)]).map_err(|e| e.to_string())?;
     let out_rows = out.join(ROWS_DIR);
     fs::create_dir_all(&out_rows).map_err(|e| format!("{}: {e}", out_rows.display()))?;
     let mut rows = 0u64;
